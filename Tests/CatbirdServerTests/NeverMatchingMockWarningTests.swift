@@ -154,6 +154,40 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         XCTAssertEqual(try addedMock(path: "/lm1", response: #"{"status":200,"limit":1}"#).text, "", "limit 1: no warning")
     }
 
+    /// Regression (tester60b-F4 and tester58b-F3, their mock): a wildcard url with a non-ASCII
+    /// letter got a bare 201, and the app's percent-encoded request a 404 saying only "url
+    /// differs". The 201 now says clients send it encoded and what to write; the 404 says so
+    /// too; the wildcard written encoded answers. An `equal` url gets no warning (its 404
+    /// already names the encoded form).
+    func testAWildcardOrRegexpURLWithNonASCIICharactersIsKeptWithAWarning() throws {
+        try assertKeptWithWarning([
+            ("/menu/café*", #"'pattern.url.value' "/menu/café*" holds "é" (%C3%A9), which clients (URLSession, OkHttp, browsers) "#
+                + "send percent-encoded as its UTF-8 bytes: a wildcard url is matched against the request-target as sent, so this mock "
+                + #"answers only a client that sends it raw; to match the encoded form, write it "/menu/caf%C3%A9*""#),
+        ], kind: "wildcard")
+        try assertKeptWithWarning([
+            ("^/city/münchen$", #"'pattern.url.value' "^/city/münchen$" holds "ü" (%C3%BC), which clients (URLSession, OkHttp, "#
+                + "browsers) send percent-encoded as its UTF-8 bytes: a regexp url is matched against the request-target as sent, so "
+                + "this mock answers only a client that sends it raw; to match the encoded form, write each such character as its "
+                + "percent-encoded bytes (a regexp also ignores the case of %XX)"),
+        ], kind: "regexp")
+        let miss = try client.request("GET", "/menu/caf%C3%A9-au-lait", headers: tenant)
+        E2E.assertError(miss, status: 404, reasonContains: #"its url pattern holds "é" (%C3%A9), which this request sends percent-encoded "#
+            + #"as its UTF-8 bytes: a wildcard url is matched against the request-target as sent, so write it "/menu/caf%C3%A9*""#)
+        let encoded = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"wildcard","value":"/menu/caf%C3%A9*"}},"response":{"status":200}}"#,
+            headers: tenant)
+        XCTAssertEqual(encoded.body, [], "an ASCII wildcard: no warning")
+        XCTAssertEqual(try client.request("GET", "/menu/caf%C3%A9-au-lait", headers: tenant).status, 200)
+        let equal = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/api/bé"}},"response":{"status":200}}"#,
+            headers: tenant)
+        XCTAssertEqual(equal.status, 201)
+        XCTAssertEqual(equal.body, [], "an equal url: no warning")
+    }
+
     /// The 201 of an `update` of `GET path` (equal) with the header pattern `Authorization: kind value`, answering 200.
     private func addedMock(path: String, authorization: (kind: String, value: String)) throws -> RawResponse {
         let body = try JSONSerialization.data(withJSONObject: [

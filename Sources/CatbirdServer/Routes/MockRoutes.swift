@@ -72,7 +72,8 @@ enum MockRoutes {
     /// method and url (``CatchAllWarning``)
     /// or whose text body is base64 of binary (``TextBodyAsBase64Warning``), or whose delay is
     /// likely milliseconds (``MillisecondDelayWarning``), or whose limit is below 1
-    /// (``LimitBelowOneWarning``), or that replaces a mock with a limit
+    /// (``LimitBelowOneWarning``), or whose wildcard or regexp url holds characters past ASCII
+    /// (``NonASCIIURLWarning``), or that replaces a mock with a limit
     /// unspent (``ReplacedLimitWarning``): `{"warnings": [...]}`;
     /// a `remove` that removed nothing has the header ``RemovedNothing/header``. Each committed
     /// to SQLite before answering. A body of well-formed JSON that does not decode as an action
@@ -119,8 +120,9 @@ enum MockRoutes {
             let notText = TextBodyAsBase64Warning.warning(for: response)
             let longDelay = MillisecondDelayWarning.warning(for: response)
             let onlyOnce = LimitBelowOneWarning.warning(for: response)
+            let nonASCII = NonASCIIURLWarning.warning(for: pattern)
             let sequence = ReplacedLimitWarning.warning(replacing: replaced, with: response)
-            let advice = [shadowed, notText, longDelay, onlyOnce, sequence].compactMap { $0 }
+            let advice = [nonASCII, shadowed, notText, longDelay, onlyOnce, sequence].compactMap { $0 }
             guard !neverMatching.isEmpty || !advice.isEmpty else { return HTTPResponse(status: 201) }
             // Named as reasons name it, look-alike ids told apart (tester finding tester53a-F1:
             // `tenant "\u{200B}wm"` and an NFD `café` logged as `wm` and `café`).
@@ -131,6 +133,7 @@ enum MockRoutes {
             if let shadowed { dependencies.log.warning("\(tenant): a mock was added behind a broader mock: \(shadowed)") }
             if let notText { dependencies.log.warning("\(tenant): a mock was added whose text body is binary: \(notText)") }
             if let longDelay { dependencies.log.warning("\(tenant): a mock was added with a delay of minutes: \(longDelay)") }
+            if let nonASCII { dependencies.log.warning("\(tenant): a mock was added whose url pattern holds characters past ASCII: \(nonASCII)") }
             if let onlyOnce { dependencies.log.warning("\(tenant): a mock was added with a limit below 1: \(onlyOnce)") }
             if let sequence { dependencies.log.warning("\(tenant): a mock with a limit was replaced: \(sequence)") }
             let warnings = neverMatching + advice

@@ -1,9 +1,11 @@
 import CatbirdDomain
 import CatbirdSupport
+import CatbirdWire
 import Foundation
 
 /// The 404 reason's hint when the closest mock's `equal` url differs from the request-target
-/// only in percent-encoding (docs/matching.md#near-misses): `equal` compares the target as sent,
+/// only in percent-encoding, or its `wildcard` or `regexp` url holds characters past ASCII
+/// that the request-target sends percent-encoded (docs/matching.md#near-misses): `equal` compares the target as sent,
 /// byte for byte, so `/api/bé` in a mock never matches what a client sends for it
 /// (`/api/b%C3%A9` from URLSession, `/api/b%c3%a9` from curl; tester finding try6a F10).
 enum PercentEncodingHint {
@@ -16,12 +18,68 @@ enum PercentEncodingHint {
     /// tester42a-F1: the hint told an author to copy an app's unencoded `+` into the mock).
     static func hint(_ mock: Mock, target: String) -> String? {
         let url = mock.patternURL  // in place: no copy of the compiled pattern
-        guard url.kind == .equal, url.value != target, mayDiffer(url.value) || mayDiffer(target),
+        if url.kind != .equal { return patternHint(url, target: target) }
+        guard url.value != target, mayDiffer(url.value) || mayDiffer(target),
               let form = equivalentForm(url.value), form == equivalentForm(target) else { return nil }
         let decoded = String(decoding: form, as: UTF8.self)
         return "its url differs only in percent-encoding (both are \(JSONText.shortString(decoded)) decoded): equal compares the "
             + "request-target as sent, so write the mock's url as the app sends it, \(JSONText.shortString(target)) "
             + "(a regexp url also ignores the case of %XX)"
+    }
+
+    /// The hint for a `wildcard` or `regexp` url holding characters past ASCII when the target
+    /// holds percent-encoded bytes past ASCII (what clients send for them): `its url pattern
+    /// holds "é", which this request sends percent-encoded as its UTF-8 bytes (%C3%A9): a
+    /// wildcard url is matched against the request-target as sent, so write it "/menu/caf%C3%A9*"`
+    /// (tester findings tester58b-F3, tester60b-F4: the 404 said only "url differs"). Nil
+    /// otherwise, or when the target holds no such byte.
+    private static func patternHint(_ url: PatternMatch, target: String) -> String? {
+        guard mayDiffer(url.value), url.value.utf8.contains(where: { $0 >= 0x80 }), holdsEncodedNonASCII(target) else { return nil }
+        return "its url pattern holds \(nonASCIIExamples(url.value)), which this request sends percent-encoded as its UTF-8 bytes: "
+            + "a \(url.kind.rawValue) url is matched against the request-target as sent, so \(encodedAdvice(url))"
+    }
+
+    /// What to write instead of a `wildcard` or `regexp` url with characters past ASCII: the
+    /// wildcard with each such byte percent-encoded (`write it "/menu/caf%C3%A9*"`), or, for a
+    /// regexp (where a class or a quantifier would then apply to one byte), each character as its bytes.
+    static func encodedAdvice(_ url: PatternMatch) -> String {
+        guard url.kind == .wildcard else {
+            return "write each such character as its percent-encoded bytes (a regexp also ignores the case of %XX)"
+        }
+        var encoded: [UInt8] = []
+        for byte in url.value.utf8 {
+            if byte >= 0x80 { ASCIIByte.appendPercentEncoded(byte, to: &encoded) } else { encoded.append(byte) }
+        }
+        return "write it \(JSONText.shortString(String(decoding: encoded, as: UTF8.self)))"
+    }
+
+    /// The first three distinct characters past ASCII in `text`, each with its encoding:
+    /// `"é" (%C3%A9)`, joined by `, `.
+    static func nonASCIIExamples(_ text: String) -> String {
+        var seen: [Character] = []
+        for character in text where !character.isASCII && !seen.contains(character) {
+            seen.append(character)
+            if seen.count == 3 { break }
+        }
+        return seen.map { character in
+            var encoded: [UInt8] = []
+            for byte in String(character).utf8 { ASCIIByte.appendPercentEncoded(byte, to: &encoded) }
+            return "\(JSONText.shortString(String(character))) (\(String(decoding: encoded, as: UTF8.self)))"
+        }.joined(separator: ", ")
+    }
+
+    /// Whether `target` holds a `%XX` of a byte past ASCII.
+    private static func holdsEncodedNonASCII(_ target: String) -> Bool {
+        let bytes = Array(target.utf8)
+        var index = 0
+        while index + 2 < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), let high = ASCIIByte.hexValue(bytes[index + 1]), high >= 8,
+               ASCIIByte.hexValue(bytes[index + 2]) != nil {
+                return true
+            }
+            index += 1
+        }
+        return false
     }
 
     /// `text`'s bytes with each `%XX` decoded unless it encodes a reserved character or `%`
