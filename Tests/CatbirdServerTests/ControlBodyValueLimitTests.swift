@@ -124,6 +124,14 @@ final class ControlBodyBigNumberTests: XCTestCase {
             XCTAssertEqual(answer.status, 200, "\(param): \(answer.text)")
             XCTAssertTrue(answer.text.contains(row), "\(param): \(answer.text)")
         }
+        // Regression (tester60a-F1, its parameter): a fraction past 2^53, which a double has lost,
+        // was bound as the integer below it (12345678901234567); refused, naming the number.
+        for param in ["12345678901234567.5", "9223372036854775807.5"] {
+            let answer = try client.json("POST", "/catbird/api/sql", #"{"sql":"select ?","params":[\#(param)]}"#)
+            E2E.assertError(answer, status: 400, reasonContains: "has a fraction, which a 64-bit float does not hold past 2^53")
+        }
+        let small = try client.json("POST", "/catbird/api/sql", #"{"sql":"select ?, typeof(?1)","params":[2.5]}"#)
+        XCTAssertTrue(small.text.contains(#"[2.5,"real"]"#), small.text)
     }
 
     /// The range a number past 64 bits is told is the one its field's check refuses others

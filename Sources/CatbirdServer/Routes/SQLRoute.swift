@@ -114,12 +114,28 @@ enum SQLRoute {
     private struct Parameter: Decodable {
         let value: SQLiteValue
 
+        /// Whether `number` has a nonzero fractional part.
+        private static func hasFraction(_ number: Decimal) -> Bool {
+            var number = number
+            var whole = Decimal()
+            NSDecimalRound(&whole, &number, 0, .down)
+            return whole != number
+        }
+
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if container.decodeNil() {
                 value = .null
             } else if let bool = try? container.decode(Bool.self) {
                 value = .integer(bool ? 1 : 0)
+            } else if let real = try? container.decode(Double.self), real.rounded() == real, real.magnitude >= 0x1p53,
+                      let exact = try? container.decode(Decimal.self), Self.hasFraction(exact) {
+                // Past 2^53 a double has no fraction left: the integer decode took
+                // 12345678901234567.5 as 12345678901234567 (tester finding tester60a-F1).
+                throw DecodingError.dataCorrupted(.init(
+                    codingPath: container.codingPath,
+                    debugDescription: "the number \(exact) has a fraction, which a 64-bit float does not hold past 2^53 (it would be "
+                        + "bound as \(real)): send it as a string to bind it as text"))
             } else if let integer = try? container.decode(Int64.self) {
                 value = .integer(integer)
             } else if let real = try? container.decode(Double.self) {
