@@ -102,6 +102,20 @@ extension ForeignStubShapeTests {
         }
     }
 
+    /// Regression (tester60a-F6): the header form of `matches` and `equalTo` with
+    /// `caseInsensitive` still ended in `$`, which ICU also matches before a last line
+    /// terminator: a header value ending in NEL (U+0085, sent as its UTF-8 bytes) matched.
+    func testAWholeHeaderValueRegexpTranslationMatchesNoTrailingLineTerminator() throws {
+        let stub = try translated(
+            #"{"request":{"method":"GET","url":"/h","headers":{"X-A":{"matches":"abc"},"X-B":{"equalTo":"def","caseInsensitive":true}}},"response":{"status":200}}"#)
+        XCTAssertTrue(stub.action.contains(#""X-A":{"kind":"regexp","value":"(?-i)^(?:abc)\\z"}"#), stub.action)
+        XCTAssertTrue(stub.action.contains(#""X-B":{"kind":"regexp","value":"^def\\z"}"#), stub.action)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", stub.action).status, 201)
+        XCTAssertEqual(try client.request("GET", "/h", headers: [("X-A", "abc"), ("X-B", "DEF")]).status, 200)
+        XCTAssertEqual(try client.request("GET", "/h", headers: [("X-A", "abc\u{85}"), ("X-B", "DEF")]).status, 404)
+        XCTAssertEqual(try client.request("GET", "/h", headers: [("X-A", "abc"), ("X-B", "DEF\u{85}")]).status, 404)
+    }
+
     /// Regression (tester59b-F2, its stub): a `$` quoted with `\Q…\E` in a `urlPathPattern` was
     /// rewritten as the end of the path, and the translated mock matched neither `/a$` nor
     /// `/a%24`. A quoted span is now copied as it is.
