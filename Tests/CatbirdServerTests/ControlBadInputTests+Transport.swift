@@ -28,7 +28,7 @@ extension ControlBadInputTests {
         let body = Array(ControlBadInputHarness.update(response: #"{"status":200,"headers":{}}"#).utf8)
         for types in [["application/json", "text/plain"], ["text/plain", "application/json"]] {
             try harness.assertRejected("Content-Type \(types)", 400, mentioning: [
-                "the request has 2 Content-Type fields that differ (\"\(types[0])\", \"\(types[1])\")", "send one",
+                "the request has 2 Content-Type values that differ (\"\(types[0])\", \"\(types[1])\")", "send one",
             ]) {
                 try $0.request("POST", "/catbird/api/mocks", headers: types.map { ("Content-Type", $0) }, body: body)
             }
@@ -36,7 +36,18 @@ extension ControlBadInputTests {
         let sql = try harness.client.request(
             "POST", "/catbird/api/sql", headers: [("Content-Type", "application/json"), ("Content-Type", "text/plain")],
             body: Array(#"{"sql":"select 1"}"#.utf8))
-        E2E.assertError(sql, status: 400, reasonContains: "Content-Type fields that differ")
+        E2E.assertError(sql, status: 400, reasonContains: "Content-Type values that differ")
+        // Regression (tester60a-F7): one comma-separated field got the 415 asking for the type it held.
+        let listed = try harness.client.request(
+            "POST", "/catbird/api/sql", headers: [("Content-Type", "application/json, text/plain")], body: Array(#"{"sql":"select 1"}"#.utf8))
+        E2E.assertError(listed, status: 400, reasonContains: #"Content-Type values that differ ("application/json", "text/plain")"#)
+        // JSON in each, spelled otherwise or with a charset, is one type (tester60a-F7: a 400).
+        for pair in [("application/json", "application/json; charset=utf-8"), ("application/json", "Application/JSON")] {
+            let same = try harness.client.request(
+                "POST", "/catbird/api/sql", headers: [("Content-Type", pair.0), ("Content-Type", pair.1)],
+                body: Array(#"{"sql":"select 1"}"#.utf8))
+            XCTAssertEqual(same.status, 200, "\(pair): \(same.text)")
+        }
         let same = try harness.client.request(
             "POST", "/catbird/api/sql", headers: [("Content-Type", "application/json"), ("Content-Type", "application/json")],
             body: Array(#"{"sql":"select 1"}"#.utf8))

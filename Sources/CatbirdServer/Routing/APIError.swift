@@ -122,12 +122,13 @@ struct APIError: HTTPResponseError, Sendable {
             reason: "Content-Type must be application/json (\(got); with curl, add -H 'Content-Type: application/json' to -d)")
     }
 
-    /// 400 for a control request with Content-Type fields that differ (`types`, as sent): a body
-    /// has one media type (RFC 9110 section 8.3), and which one was meant cannot be told.
+    /// 400 for a control request whose Content-Type fields, or one field's list, name several
+    /// types (`types`, as sent), not all JSON: a body has one media type (RFC 9110 section
+    /// 8.3), and which one was meant cannot be told.
     static func severalContentTypes(_ types: [String]) -> APIError {
         APIError(
             status: 400,
-            reason: "the request has \(types.count) Content-Type fields that differ (\(types.prefix(4).map { JSONText.shortString($0) }.joined(separator: ", ")))"
+            reason: "the request has \(types.count) Content-Type values that differ (\(types.prefix(4).map { JSONText.shortString($0) }.joined(separator: ", ")))"
                 + ", and a body has one type (RFC 9110 section 8.3): send one, Content-Type: application/json")
     }
 
