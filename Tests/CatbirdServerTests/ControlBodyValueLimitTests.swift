@@ -126,10 +126,13 @@ final class ControlBodyBigNumberTests: XCTestCase {
         }
         // Regression (tester60a-F1, its parameter): a fraction past 2^53, which a double has lost,
         // was bound as the integer below it (12345678901234567); refused, naming the number.
-        for param in ["12345678901234567.5", "9223372036854775807.5"] {
+        // And below 2^53 (tester61a-F4, its parameters): 4503599627370497.5 was bound as 4503599627370498.
+        for param in ["12345678901234567.5", "9223372036854775807.5", "4503599627370497.5", "2251799813685249.25"] {
             let answer = try client.json("POST", "/catbird/api/sql", #"{"sql":"select ?","params":[\#(param)]}"#)
-            E2E.assertError(answer, status: 400, reasonContains: "has a fraction, which a 64-bit float does not hold past 2^53")
+            E2E.assertError(answer, status: 400, reasonContains: "has a fraction that a 64-bit float of its size does not hold")
         }
+        let kept = try client.json("POST", "/catbird/api/sql", #"{"sql":"select ?, typeof(?1)","params":[2251799813685248.5]}"#)
+        XCTAssertTrue(kept.text.contains(#"[2251799813685248.5,"real"]"#), "a fraction the double holds: \(kept.text)")
         let small = try client.json("POST", "/catbird/api/sql", #"{"sql":"select ?, typeof(?1)","params":[2.5]}"#)
         XCTAssertTrue(small.text.contains(#"[2.5,"real"]"#), small.text)
     }

@@ -116,6 +116,18 @@ extension ForeignStubShapeTests {
         XCTAssertEqual(try client.request("GET", "/h", headers: [("X-A", "abc"), ("X-B", "DEF\u{85}")]).status, 404)
     }
 
+    /// Regression (tester61a-F9, its expectation): the MockServer body `REGEX` (and header)
+    /// translations still ended in `$`: `a.c` answered the bodies `abc\n` and `abc\r\n`.
+    func testAMockServerWholeBodyRegexpMatchesNoTrailingLineBreak() throws {
+        let expectation = try translated(
+            #"{"httpRequest":{"method":"POST","path":"/ms","body":{"type":"REGEX","regex":"a.c"}},"httpResponse":{"statusCode":200,"body":"ms"}}"#)
+        XCTAssertTrue(expectation.action.contains(#""body":{"kind":"regexp","value":"(?-i)^(?:a.c)\\z"}"#), expectation.action)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", expectation.action).status, 201)
+        for (body, status) in [("abc", 200), ("abc\n", 404), ("abc\r\n", 404)] {
+            XCTAssertEqual(try client.request("POST", "/ms", body: Array(body.utf8)).status, status, body.debugDescription)
+        }
+    }
+
     /// Regression (tester59b-F2, its stub): a `$` quoted with `\Q…\E` in a `urlPathPattern` was
     /// rewritten as the end of the path, and the translated mock matched neither `/a$` nor
     /// `/a%24`. A quoted span is now copied as it is.

@@ -53,7 +53,7 @@ extension ForeignStubShape {
                     } else if case let .array(list) = values, list.count == 1, let value = list.first.map(text), !value.hasPrefix("!") {
                         let expression = plainTextOrExpression(value)
                         t.headers[name] = expression == value
-                            ? PatternMatch(kind: .equal, value: value) : PatternMatch(kind: .regexp, value: "(?-i)^" + expression + "$")
+                            ? PatternMatch(kind: .equal, value: value) : PatternMatch(kind: .regexp, value: "(?-i)^" + expression + "\\z")
                     } else {
                         t.notes.append("the header matcher of \(JSONText.shortString(name)) (only one value, not a negation, is translated)")
                     }
@@ -133,7 +133,8 @@ extension ForeignStubShape {
             pattern = BodyPattern(kind: body["subString"] == .bool(true) ? .contains : .equal, value: text)
         } else if case let .string(expression)? = body["regex"] {
             read.insert("regex")
-            pattern = BodyPattern(kind: .regexp, value: "(?-i)^(?:" + expression + ")$")
+            // `\z`, not `$`, which ICU also matches before a last line break (tester61a-F9).
+            pattern = BodyPattern(kind: .regexp, value: "(?-i)^(?:" + expression + ")\\z")
         } else {
             notes.append("the request body matcher")
             return nil

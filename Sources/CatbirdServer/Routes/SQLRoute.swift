@@ -128,13 +128,14 @@ enum SQLRoute {
                 value = .null
             } else if let bool = try? container.decode(Bool.self) {
                 value = .integer(bool ? 1 : 0)
-            } else if let real = try? container.decode(Double.self), real.rounded() == real, real.magnitude >= 0x1p53,
+            } else if let real = try? container.decode(Double.self), real.rounded() == real,
                       let exact = try? container.decode(Decimal.self), Self.hasFraction(exact) {
-                // Past 2^53 a double has no fraction left: the integer decode took
-                // 12345678901234567.5 as 12345678901234567 (tester finding tester60a-F1).
+                // A fraction the double lost (its magnitude leaves no bits for it: 0.5 from 2^52,
+                // 0.25 from 2^51): the integer decode took 12345678901234567.5 as 12345678901234567
+                // and 4503599627370497.5 as 4503599627370498 (tester findings tester60a-F1, tester61a-F4).
                 throw DecodingError.dataCorrupted(.init(
                     codingPath: container.codingPath,
-                    debugDescription: "the number \(exact) has a fraction, which a 64-bit float does not hold past 2^53 (it would be "
+                    debugDescription: "the number \(exact) has a fraction that a 64-bit float of its size does not hold (it would be "
                         + "bound as \(real)): send it as a string to bind it as text"))
             } else if let integer = try? container.decode(Int64.self) {
                 value = .integer(integer)
