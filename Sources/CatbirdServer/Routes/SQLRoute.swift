@@ -114,6 +114,34 @@ enum SQLRoute {
     private struct Parameter: Decodable {
         let value: SQLiteValue
 
+        /// A JSON number as bound: `real` as its double reads it, `exact` as its digits read (nil
+        /// when `Decimal` cannot hold it). A whole number 64 bits hold is an INTEGER however it
+        /// is written (`2`, `2.0`, `9223372036854775807.0`: tester finding tester59c-F1, it went
+        /// through a double, which rounds the 64-bit edge to 2^63), a fraction a REAL. Refused,
+        /// as a mock's limit past 64 bits is: a fraction the double lost (its magnitude leaves no
+        /// bits for it: 0.5 from 2^52; tester findings tester60a-F1, tester61a-F4:
+        /// 4503599627370497.5 was bound as 4503599627370498), and a whole number past 64 bits
+        /// the double does not hold exactly (tester finding T17-F4: 12345678901234567891 became
+        /// 1.23456789012346e+19); one it holds (`1e19`) is a REAL.
+        private static func number(_ real: Double, exact: Decimal?, codingPath: [any CodingKey]) throws -> SQLiteValue {
+            guard real.rounded() == real else { return .real(real) }
+            guard let exact else { return Int64(exactly: real).map { .integer($0) } ?? .real(real) }
+            if hasFraction(exact) {
+                throw DecodingError.dataCorrupted(.init(
+                    codingPath: codingPath,
+                    debugDescription: "the number \(exact) has a fraction that a 64-bit float of its size does not hold (it would be "
+                        + "bound as \(real)): send it as a string to bind it as text"))
+            }
+            if let integer = Int64(exact.description) { return .integer(integer) }
+            guard exact == Decimal(real) else {
+                throw DecodingError.dataCorrupted(.init(
+                    codingPath: codingPath,
+                    debugDescription: "the whole number \(exact) is outside the 64-bit integer range and a 64-bit float would "
+                        + "change its digits (bound as \(real)): send it as a string to bind it as text"))
+            }
+            return .real(real)
+        }
+
         /// Whether `number` has a nonzero fractional part.
         private static func hasFraction(_ number: Decimal) -> Bool {
             var number = number
@@ -128,38 +156,8 @@ enum SQLRoute {
                 value = .null
             } else if let bool = try? container.decode(Bool.self) {
                 value = .integer(bool ? 1 : 0)
-            } else if let real = try? container.decode(Double.self), real.rounded() == real,
-                      let exact = try? container.decode(Decimal.self), Self.hasFraction(exact) {
-                // A fraction the double lost (its magnitude leaves no bits for it: 0.5 from 2^52,
-                // 0.25 from 2^51): the integer decode took 12345678901234567.5 as 12345678901234567
-                // and 4503599627370497.5 as 4503599627370498 (tester findings tester60a-F1, tester61a-F4).
-                throw DecodingError.dataCorrupted(.init(
-                    codingPath: container.codingPath,
-                    debugDescription: "the number \(exact) has a fraction that a 64-bit float of its size does not hold (it would be "
-                        + "bound as \(real)): send it as a string to bind it as text"))
-            } else if let integer = try? container.decode(Int64.self) {
-                value = .integer(integer)
             } else if let real = try? container.decode(Double.self) {
-                // A whole number past 64 bits that a 64-bit float does not hold exactly would be
-                // bound with other digits (tester finding T17-F4: 12345678901234567891 became
-                // 1.23456789012346e+19, no error): refused, as a mock's limit past 64 bits is.
-                // A whole number from 2^53 on that the integer decode did not take (written with a
-                // fraction or an exponent: it goes through a double, which rounds the 64-bit edge
-                // to 2^63) is bound as the integer it is when 64 bits hold it (tester finding
-                // tester59c-F1: 9223372036854775807.0 was refused as outside that range, and
-                // -9223372036854775808.0 bound as a real).
-                if real.rounded() == real, real.magnitude >= 0x1p53, let exact = try? container.decode(Decimal.self),
-                   let integer = Int64(exact.description) {
-                    value = .integer(integer)
-                    return
-                }
-                if real.rounded() == real, let exact = try? container.decode(Decimal.self), exact != Decimal(real) {
-                    throw DecodingError.dataCorrupted(.init(
-                        codingPath: container.codingPath,
-                        debugDescription: "the whole number \(exact) is outside the 64-bit integer range and a 64-bit float would "
-                            + "change its digits (bound as \(real)): send it as a string to bind it as text"))
-                }
-                value = .real(real)
+                value = try Self.number(real, exact: try? container.decode(Decimal.self), codingPath: container.codingPath)
             } else if let text = try? container.decode(String.self) {
                 value = .text(text)
             } else if let blob = try? container.decode([String: String].self), blob.count == 1, let base64 = blob["base64"] {
