@@ -422,8 +422,8 @@ enum ForeignStubShape {
 
     /// A regular expression over a path alone (WireMock's `urlPathPattern`, a MockServer path)
     /// made to match the path of a target that may go on with a query: each `$` outside a
-    /// character class and a `\Q…\E` quote and not escaped, the end of the path there, becomes `(?=\?|$)` (the end
-    /// or a query next). Copied as written, `^/api/items/[0-9]+$` anchored before the
+    /// character class and a `\Q…\E` quote and not escaped, the end of the path there, becomes
+    /// `(?=\?|$)` (the end or a query next). Copied as written, `^/api/items/[0-9]+$` anchored before the
     /// `(\?.*)?$` the translation adds, and `/api/items/5?page=2` found no mock (tester finding
     /// tester47a-F2).
     static func pathOnly(_ expression: String) -> String {
@@ -433,20 +433,16 @@ enum ForeignStubShape {
         // Inside `\Q…\E` every character is literal, a `$` too (tester finding tester59b-F2:
         // `/a\Q$\E` became `/a\Q(?=\?|$)\E`, which matched neither `/a$` nor anything else).
         var quoted = false
-        var previous: Character?
         for character in expression {
             if quoted {
-                if previous == "\\", character == "E" { quoted = false }
-                previous = quoted ? character : nil
+                // Copied as it is, so the character before is the output's last.
+                if character == "E", out.last == "\\" { quoted = false }
                 out.append(character)
                 continue
             }
             if escaped {
                 escaped = false
-                if character == "Q" {
-                    quoted = true
-                    previous = nil
-                }
+                quoted = character == "Q"
             } else if character == "\\" {
                 escaped = true
             } else if inClass {

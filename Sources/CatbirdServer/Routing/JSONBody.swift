@@ -230,8 +230,9 @@ enum JSONBody {
     }
 
     /// Refuses a control body from the request's head: 400 when its Content-Type fields (or
-    /// one field's comma-separated list) name several types, not all JSON, 415 when the Content-Type is missing or not JSON, or the body has a `Content-Encoding` other than `identity` (control bodies are
-    /// read as sent). Also checked before the body is read, for a client that waits for `100
+    /// one field's comma-separated list) name several types, not all JSON; 415 when the
+    /// Content-Type is missing or not JSON, or the body has a `Content-Encoding` other than
+    /// `identity` (control bodies are read as sent). Also checked before the body is read, for a client that waits for `100
     /// Continue` (``RouteTable/refusalBeforeBody(_:tenant:isAdmin:)``).
     /// - Throws: ``APIError`` 400 or 415.
     static func checkHead(of request: HTTPRequest) throws(APIError) {
