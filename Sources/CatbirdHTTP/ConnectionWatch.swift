@@ -41,9 +41,11 @@ import Glibc
 ///   that keeps sending is never cut.
 /// - **Unread answers**: a connection whose answer holds part of the server's body budget
 ///   (``HTTPResponse/budgetShare``: a forwarded answer, a control answer over 64 KiB, a HAR
-///   export's page) and whose client has taken none of its bytes for ``headTimeout`` while
-///   bytes wait for it in the socket (told by `TCP_INFO`'s count of bytes acknowledged and the
-///   socket's send queue, from the first tick that sees the answer a second old) is shut down,
+///   export's page) or is larger than the socket buffers (a large mock answer), and whose
+///   client has taken none of its bytes for ``headTimeout`` (up to 16 times that after large
+///   bursts: ``UnreadAnswerProgress``) while bytes wait for it in the socket (told by
+///   `TCP_INFO`'s count of bytes acknowledged and the socket's send queue, from the first tick
+///   that sees the answer a second old) is shut down,
 ///   reset rather than left to send what it holds, so that its part goes back to the budget
 ///   (tester finding tester35a-F7: unread HAR exports held a small budget for libmicrohttpd's
 ///   120-s idle timeout, and every other tenant's large answers got 503 meanwhile). Bytes the
@@ -98,14 +100,8 @@ final class ConnectionWatch: Sendable {
         /// Its answer is watched for a client that takes none of it (``watchAnswer()``, until
         /// ``requestEnded()``): one holding part of the body budget, or larger than the socket buffers.
         let answerWatched = Atomic<Bool>(false)
-        /// The bytes of that answer its client had acknowledged when a tick last saw them
-        /// change, and since when (nil: nothing was waiting for the client).
-        var ackedBytes: Int64 = -1
-        var ackedSince: ContinuousClock.Instant?
-        /// The acknowledged bytes when its client last took bytes again after a second or more
-        /// of taking none (0 before); what it acknowledged since (or since its answer was queued,
-        /// ``answerStartAcked``) is the burst that filled its receive buffer (``unreadAllowance(_:burst:)``).
-        var burstBase: Int64 = 0
+        /// How its client takes that answer's bytes, as the ticks saw (``UnreadAnswerProgress``).
+        var answerProgress = UnreadAnswerProgress()
         /// The bytes its client had acknowledged when its watched answer was queued (``watchAnswer()``).
         let answerStartAcked = Atomic<Int64>(0)
 
@@ -388,7 +384,7 @@ final class ConnectionWatch: Sendable {
                     stalled.append((connection, now - quietSince, phase))
                 } else if phase & State.mask == State.head, phase == connection.seenPhase, now - connection.seenSince >= Self.minimumIdleAge {
                     stalled.append((connection, now - connection.seenSince, phase))
-                } else if phase & State.mask == State.busy, phase == connection.seenPhase, let since = connection.ackedSince,
+                } else if phase & State.mask == State.busy, phase == connection.seenPhase, let since = connection.answerProgress.since,
                           now - since >= Self.unreadAnswerRoomAge {
                     unread.append((connection, now - since, phase))
                 }
@@ -421,7 +417,7 @@ final class ConnectionWatch: Sendable {
                 // Still nothing taken, as measured now (one `TCP_INFO` and one `SIOCOUTQ` read).
                 var acked: Int64 = -1
                 let waiting = catbird_socket_answer_progress(candidate.connection.socket, &acked)
-                guard waiting > 0, acked == candidate.connection.ackedBytes else { continue }
+                guard waiting > 0, acked == candidate.connection.answerProgress.acked else { continue }
                 if close(candidate.connection, from: candidate.phase, as: State.answerClosedForRoom, answer: nil) { cut += 1 }
             }
             if closed + cut < count, slots != .max {
@@ -599,41 +595,14 @@ final class ConnectionWatch: Sendable {
             for (candidate, acked, waiting) in found where waiting >= 0 && acked >= 0 && connections[ObjectIdentifier(candidate.connection)] != nil {
                 let connection = candidate.connection
                 guard connection.phase.load(ordering: .relaxed) == candidate.phase else { continue }
-                // Nothing waits for the client (its answer's next part is being made), or it
-                // took bytes since: timed again from now.
-                guard waiting > 0, acked == connection.ackedBytes, let since = connection.ackedSince else {
-                    if acked != connection.ackedBytes, connection.ackedBytes >= 0, let since = connection.ackedSince,
-                       now - since >= Self.minimumIdleAge {
-                        connection.burstBase = connection.ackedBytes  // it took bytes again after a pause
-                    }
-                    connection.ackedBytes = acked
-                    connection.ackedSince = waiting > 0 ? now : nil
-                    continue
-                }
-                if let headTimeout, now - since >= Self.unreadAllowance(
-                       headTimeout, burst: acked - max(connection.burstBase, connection.answerStartAcked.load(ordering: .relaxed))),
+                let startAcked = connection.answerStartAcked.load(ordering: .relaxed)
+                if let headTimeout,
+                   connection.answerProgress.look(acked: acked, waiting: Int64(waiting), startAcked: startAcked, at: now, headTimeout: headTimeout),
                    close(connection, from: candidate.phase, as: State.answerUnread, answer: nil) {
                     closedSlow.add(1, ordering: .relaxed)
                 }
             }
         }
-    }
-
-    /// How long a client may take none of an answer's bytes before its connection is reset:
-    /// `headTimeout` (``State/answerUnread``) times its last `burst` (the bytes it acknowledged
-    /// since it last took bytes again after a pause) over 128 KiB, between 1 and 16 times. The
-    /// server sees a client's reads only when they reopen its TCP receive window, which Linux does
-    /// once about half of its receive buffer is free, and the burst that filled that buffer tells
-    /// its size: a buffer of Linux's default size reopens every 129 KB or so, one the kernel grew
-    /// to 2.7 MB on loopback (autotuning, up to `tcp_rmem`'s largest) every 1.4 MB, so a client
-    /// reading a steady 30 KB a second went 47 s without a byte taken and was reset at 30 s
-    /// (tester finding tester52a-F2, a forwarded 20 MiB answer to `curl --limit-rate 30k`). The
-    /// window reopens once the client has read about what the last burst brought, so with this
-    /// allowance a client reading 128 KiB per `headTimeout` (about 4.4 KB a second with the
-    /// default 30 s) is not cut, up to bursts of 2 MiB; one that stops reading after such a
-    /// burst holds its part of the body budget up to 16 × `headTimeout` (8 minutes).
-    static func unreadAllowance(_ headTimeout: Duration, burst: Int64) -> Duration {
-        headTimeout * min(16, max(1, Double(max(0, burst)) / Double(128 << 10)))
     }
 
     /// Closes idle `connection` (unless its worker moved it on from `phase` meanwhile) whose
@@ -663,9 +632,7 @@ final class ConnectionWatch: Sendable {
         connection.seenSince = now
         connection.partialSince = nil
         connection.quietSince = nil
-        connection.ackedBytes = -1
-        connection.ackedSince = nil
-        connection.burstBase = 0
+        connection.answerProgress = UnreadAnswerProgress()
         return true
     }
 
