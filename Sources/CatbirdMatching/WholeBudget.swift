@@ -10,18 +10,23 @@ import CatbirdSupport
 /// The searches keep reading the wall clock (cheap); only once the request's deadline has
 /// passed on it is the thread's CPU time read (``ThreadCPUTime``): the search goes on while the
 /// thread has used less than the budget since matching began, up to ``wallCap`` times the
-/// budget of wall time, so a starved thread still ends. A deadline other than the request's
+/// budget of wall time, so a starved thread still ends (and says so: ``starvedAfter``). A deadline other than the request's
 /// (a worker's slice, the default tenant's 1 ms for another tenant's request) stays wall time.
 public enum WholeBudget {
-    /// How many budgets of wall time a request's matching may take at most: 10 (1 s for the
-    /// 100 ms budget).
-    public static let wallCap = 10
+    /// How many budgets of wall time a request's matching may take at most: 30 (3 s for the
+    /// 100 ms budget). A thread at nice 10 (the matching lanes') gets about a tenth of a core
+    /// beside one busy process at nice 0 on it, a twentieth beside two; at 10 budgets (1 s) a
+    /// linear body regexp on a 300 KB body, 40 ms of work, ran out of the cap beside two busy
+    /// loops every time, and the request fell through to a catch-all (tester finding tester61a-F1).
+    public static let wallCap = 30
 
     private struct Counting {
         let deadline: ContinuousClock.Instant
         let cap: ContinuousClock.Instant
         let startedWorking: Duration
         let budget: Duration
+        /// The CPU time worked when the wall cap ended a search (``starvedAfter``).
+        var cappedAfter: Duration?
     }
 
     /// The request being matched on this thread with its whole budget; nil outside ``counting(_:deadline:_:)``.
@@ -44,8 +49,21 @@ public enum WholeBudget {
     static func hasPassed(_ deadline: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Bool {
         guard now >= deadline else { return false }
         return current.with { counting in
-            guard let counting, counting.deadline == deadline, now < counting.cap else { return true }
-            return ThreadCPUTime.now() - counting.startedWorking >= counting.budget
+            guard let request = counting, request.deadline == deadline else { return true }
+            let worked = ThreadCPUTime.now() - request.startedWorking
+            if worked >= request.budget { return true }
+            guard now >= request.cap else { return false }
+            counting?.cappedAfter = worked
+            return true
         }
+    }
+
+    /// The CPU time the request being matched on this thread had worked when the wall cap, not
+    /// its budget of work, ended a search (the machine gave the thread too little time); nil
+    /// when not, and outside ``counting(_:deadline:_:)``. Read by the caller's out-of-time
+    /// callback, so that what it says names the cap (tester finding tester61a-F1: the request's
+    /// `problem` said "ran out of the 100 ms evaluation budget" after 50 ms of work).
+    public static var starvedAfter: Duration? {
+        current.with { $0?.cappedAfter }
     }
 }

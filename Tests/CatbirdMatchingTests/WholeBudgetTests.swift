@@ -24,20 +24,44 @@ final class WholeBudgetTests: XCTestCase {
             return pattern.evaluate(body, until: deadline, slice: .whole)
         }
         XCTAssertEqual(outcome, .matched, "counted in CPU time, the search had its budget")
+        XCTAssertNil(WholeBudget.starvedAfter, "outside the counting")
         // Not counted (a slice, or another deadline): wall time, as before.
         let late = ContinuousClock.now.advanced(by: .milliseconds(-1))
         XCTAssertEqual(pattern.evaluate(body, until: late, slice: .whole), .outOfTime)
     }
 
-    func testTheWallCapEndsAStarvedSearch() throws {
+    /// Regression (tester finding tester61a-F1): beside busy processes the nice-10 lane got 50 ms
+    /// of work in 1 s, the cap then; the cap is 30 budgets now, and says it was what ended the search.
+    func testTheWallCapEndsAStarvedSearchAndSaysSo() throws {
         let pattern = try CompiledPatternMatch(PatternMatch(kind: .regexp, value: regexp))
         let budget = Duration.milliseconds(20)
         let deadline = ContinuousClock.now.advanced(by: budget)
-        let outcome = WholeBudget.counting(budget, deadline: deadline) { () -> MatchOutcome in
-            Thread.sleep(forTimeInterval: 0.25)  // past 10 budgets of wall time
+        var starvedAfter: Duration?
+        let inTime = WholeBudget.counting(budget, deadline: deadline) { () -> MatchOutcome in
+            Thread.sleep(forTimeInterval: 0.25)  // past 10 budgets of wall time, within 30
             return pattern.evaluate(body, until: deadline, slice: .whole)
         }
+        XCTAssertEqual(inTime, .matched, "within 30 budgets of wall time the starved search had its budget of work")
+        let later = ContinuousClock.now.advanced(by: budget)
+        let outcome = WholeBudget.counting(budget, deadline: later) { () -> MatchOutcome in
+            Thread.sleep(forTimeInterval: 0.65)  // past 30 budgets of wall time
+            let outcome = pattern.evaluate(body, until: later, slice: .whole)
+            starvedAfter = WholeBudget.starvedAfter
+            return outcome
+        }
         XCTAssertEqual(outcome, .outOfTime, "past the wall cap the budget is spent, whatever the work")
+        XCTAssertLessThan(try XCTUnwrap(starvedAfter, "the cap, not the work, ended it"), budget)
+    }
+
+    func testABudgetOfWorkSpentIsNotStarvation() throws {
+        let pattern = try CompiledPatternMatch(PatternMatch(kind: .regexp, value: "^/(a+)+$"))
+        let budget = Duration.milliseconds(20)
+        let deadline = ContinuousClock.now.advanced(by: budget)
+        let starved = WholeBudget.counting(budget, deadline: deadline) { () -> Duration?? in
+            guard pattern.evaluate("/" + String(repeating: "a", count: 40) + "!", until: deadline, slice: .whole) == .outOfTime else { return nil }
+            return .some(WholeBudget.starvedAfter)
+        }
+        XCTAssertEqual(try XCTUnwrap(starved, "ran out"), .none)
     }
 
     /// A catastrophic expression still ends at its budget of work.

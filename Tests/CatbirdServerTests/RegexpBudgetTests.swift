@@ -44,10 +44,12 @@ final class RegexpBudgetTests: XCTestCase {
         XCTAssertEqual(response.text, "CATCHALL")
         let entry = try XCTUnwrap(try E2E.journal(client, tenant: "bud").last)
         XCTAssertEqual(entry["answeredBy"] as? String, "mock")
-        XCTAssertEqual(
-            entry["problem"] as? String,
-            "answered by a later mock: mock \(mockID) (GET regexp \"^/(a+)+$\") of tenant \"bud\" was skipped: its regular "
-                + "expression ran out of the 100 ms evaluation budget")
+        // (On a machine busy enough that the 3-s wall cap ended the search, `…budget's wall-time cap: …` follows.)
+        let problem = try XCTUnwrap(entry["problem"] as? String)
+        XCTAssertTrue(
+            problem.hasPrefix(
+                "answered by a later mock: mock \(mockID) (GET regexp \"^/(a+)+$\") of tenant \"bud\" was skipped: its regular "
+                    + "expression ran out of the 100 ms evaluation budget"), problem)
         // A hit with nothing skipped before it has no problem.
         XCTAssertEqual(try client.request("GET", "/b", headers: E2E.tenantHeader("bud")).text, "CATCHALL")
         XCTAssertNil(try XCTUnwrap(try E2E.journal(client, tenant: "bud").last)["problem"] as? String)

@@ -117,7 +117,7 @@ struct MockServing: Sendable {
         let served = mocks.serve(
             tenant: tenant, method: request.method, target: request.target,
             headerValue: { fields.first($0) }, body: request.matchedBody, refundable: callerRefunds || mayNotFit,
-            outOfTime: { outOfTime.append(SkippedMock(mock: $0, charged: false)) }, skipped: { outOfTime.append(SkippedMock(mock: $0, charged: true)) })
+            outOfTime: { outOfTime.append(.outOfTime($0)) }, skipped: { outOfTime.append(SkippedMock(mock: $0, charged: true)) })
         if !outOfTime.isEmpty { reportOutOfTime(outOfTime, request: request, tenant: tenant) }
         guard let hit = served else {
             return answeredWithoutMock(request, tenant: tenant) ?? notFound(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: nil, generation: generation)

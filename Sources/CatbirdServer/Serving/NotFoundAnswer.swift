@@ -199,7 +199,9 @@ struct NotFoundAnswer {
     static let outOfTimeShown = 3
 
     /// `mock 3 (GET regexp "^/(a+)+$") of tenant "s1" was skipped: its regular expression ran out of
-    /// the 100 ms evaluation budget` (docs/matching.md#evaluation-budget). The mock's header and
+    /// the 100 ms evaluation budget` (docs/matching.md#evaluation-budget); when the budget's wall
+    /// cap ended it (``SkippedMock/starvedAfter``), `… ran out of the 100 ms evaluation budget's
+    /// wall-time cap: 3 s passed while the busy machine gave the matching thread 52 ms of CPU (…)`. The mock's header and
     /// body regular expressions are named too (`mock 7 (POST equal "/b", body regexp "(a|aa)+$")…`),
     /// so an overrun of any of them can be found. A default-tenant mock marked slow that
     /// `tenant`'s request (another tenant's) gave at most 1 ms instead (``SkippedMock/charged``) (tester finding try9b F7,
@@ -224,8 +226,14 @@ struct NotFoundAnswer {
                 + "tenant's slow expressions get at most \(Int(RegexpSlice.length.milliseconds)) ms of another tenant's request "
                 + "(one such request a second gives it the whole budget on the matching lane: docs/tenancy.md#slow-regular-expressions)"
         }
-        return summary + ") of \(mock.tenant.named) was skipped: \(what) ran out of the "
-            + "\(Int(MockStore.requestBudget.milliseconds)) ms evaluation budget"
+        let budget = "\(Int(MockStore.requestBudget.milliseconds)) ms evaluation budget"
+        if let worked = skipped.starvedAfter {
+            let cap = MockStore.requestBudget * WholeBudget.wallCap
+            return summary + ") of \(mock.tenant.named) was skipped: \(what) ran out of the \(budget)'s wall-time cap: "
+                + "\(cap.components.seconds) s passed while the busy machine gave the matching thread \(Int(worked.milliseconds)) ms of CPU "
+                + "(docs/matching.md#evaluation-budget)"
+        }
+        return summary + ") of \(mock.tenant.named) was skipped: \(what) ran out of the \(budget)"
     }
 
     /// The first ``outOfTimeShown`` of `skipped` as ``outOfTimeSummary(_:for:)`` writes them,
