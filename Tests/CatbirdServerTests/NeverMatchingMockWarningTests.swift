@@ -162,13 +162,14 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
     func testAWildcardOrRegexpURLWithNonASCIICharactersIsKeptWithAWarning() throws {
         try assertKeptWithWarning([
             ("/menu/café*", #"'pattern.url.value' "/menu/café*" holds "é" (%C3%A9), which clients (URLSession, OkHttp, browsers) "#
-                + "send percent-encoded as its UTF-8 bytes: a wildcard url is matched against the request-target as sent, so this mock "
-                + #"answers only a client that sends it raw; to match the encoded form, write it "/menu/caf%C3%A9*""#),
+                + "send percent-encoded as its UTF-8 bytes: a wildcard url is matched against the request-target as sent, so where this "
+                + #"mock needs such a character it matches only a request that sends it raw; to match the encoded form, write it "/menu/caf%C3%A9*""#),
         ], kind: "wildcard")
         try assertKeptWithWarning([
             ("^/city/münchen$", #"'pattern.url.value' "^/city/münchen$" holds "ü" (%C3%BC), which clients (URLSession, OkHttp, "#
                 + "browsers) send percent-encoded as its UTF-8 bytes: a regexp url is matched against the request-target as sent, so "
-                + "this mock answers only a client that sends it raw; to match the encoded form, write each such character as its "
+                + "where this mock needs such a character it matches only a request that sends it raw; to match the encoded form, write "
+                + "each such character as its "
                 + "percent-encoded bytes (a regexp also ignores the case of %XX)"),
         ], kind: "regexp")
         let miss = try client.request("GET", "/menu/caf%C3%A9-au-lait", headers: tenant)
@@ -189,6 +190,56 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
     }
 
     /// The 201 of an `update` of `GET path` (equal) with the header pattern `Authorization: kind value`, answering 200.
+    /// Regression (tester finding tester61a-F3, its requests): the 404's hint said the request
+    /// sent the pattern's "é" percent-encoded whenever the closest mock's url held a character
+    /// past ASCII: for `/menu/caf%C3%A8` (è), and for a decomposed "é" in the pattern against the
+    /// app's precomposed one, where its suggested url still did not match; the decomposed "é"
+    /// was shown as `%65%CC%81`. Now the hint is given only when the decoded request matches,
+    /// and a normalization mismatch is named, with the url in the request's form.
+    func testTheNonASCII404HintIsGivenOnlyWhenTheDecodedRequestMatches() throws {
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"wildcard","value":"/menu/café*"}},"response":{"status":200}}"#,
+            headers: tenant)
+        XCTAssertEqual(added.status, 201, added.text)
+        let other = try client.request("GET", "/menu/caf%C3%A8", headers: tenant)
+        XCTAssertEqual(other.status, 404, other.text)
+        XCTAssertFalse(other.text.contains("its url pattern holds"), other.text)
+        XCTAssertTrue(other.text.contains("url differs"), other.text)
+
+        let nfd = [("X-Catbird-Parallel-Id", "nfd")]
+        let decomposed = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"wildcard","value":"/nfd/cafe\u0301*"}},"response":{"status":200}}"#,
+            headers: nfd)
+        XCTAssertTrue((decomposed.object["warnings"] as? [String] ?? []).contains { $0.contains(#"holds "é" (e%CC%81)"#) }, decomposed.text)
+        let miss = try client.request("GET", "/nfd/caf%C3%A9", headers: nfd)
+        E2E.assertError(
+            miss, status: 404,
+            reasonContains: #"its url pattern holds "é" (e%CC%81), and this request sends "é" (%C3%A9) percent-encoded: the same "#
+                + #"characters in another Unicode normalization (other bytes), and a wildcard url is matched against the "#
+                + #"request-target as sent, so write it "/nfd/caf%C3%A9*""#)
+        let fixed = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"wildcard","value":"/nfd/caf%C3%A9*"}},"response":{"status":200}}"#,
+            headers: nfd)
+        XCTAssertEqual(fixed.status, 201, fixed.text)
+        XCTAssertEqual(try client.request("GET", "/nfd/caf%C3%A9", headers: nfd).status, 200, "the url the hint gave answers")
+    }
+
+    /// Tester finding tester61a-F7: the warning said "this mock answers only a client that sends
+    /// it raw" of a negated class, which answers encoded targets too. It says now where the mock
+    /// needs such a character.
+    func testTheNonASCIIWarningIsSaidOfWhereTheMockNeedsTheCharacter() throws {
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"regexp","value":"^/neg/[^é]+$"}},"response":{"status":200}}"#,
+            headers: tenant)
+        let warning = try XCTUnwrap((added.object["warnings"] as? [String])?.first, added.text)
+        XCTAssertTrue(warning.contains("so where this mock needs such a character it matches only a request that sends it raw"), warning)
+        XCTAssertEqual(try client.request("GET", "/neg/caf%C3%A9", headers: tenant).status, 200)
+    }
+
     private func addedMock(path: String, authorization: (kind: String, value: String)) throws -> RawResponse {
         let body = try JSONSerialization.data(withJSONObject: [
             "type": "update",

@@ -38,4 +38,33 @@ final class NeverMatchingQueryTests: XCTestCase {
         XCTAssertEqual((found.object["requests"] as? [Any])?.count, 1, found.text)
         XCTAssertNil(found.object["warnings"], found.text)
     }
+
+    /// Regression (tester finding tester61a-F2, its requests): a count, find or wait whose
+    /// wildcard or regexp url holds "é" answered 0, `[]` or a 408 without a word, while the app
+    /// sent `/menu/caf%C3%A9/x`; `update` warned of the same url. They say it now too.
+    func testCountFindAndWaitSayWhenTheirURLHoldsCharactersPastASCII() throws {
+        let server = try TestServer { $0.logLevel = .error }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let tenant = E2E.tenantHeader("na")
+        _ = try client.request("GET", "/menu/caf%C3%A9/x", headers: tenant)
+        let warning = "holds \"é\" (%C3%A9), which clients (URLSession, OkHttp, browsers) send percent-encoded as its UTF-8 bytes"
+        let count = try client.json(
+            "POST", "/catbird/api/requests/count", #"{"pattern":{"method":"GET","url":{"kind":"wildcard","value":"/menu/café*"}}}"#, headers: tenant)
+        XCTAssertEqual(JSONNumber.int(count.object["count"]), 0, count.text)
+        let said = try XCTUnwrap((count.object["warnings"] as? [String])?.first, count.text)
+        XCTAssertTrue(said.contains(warning) && said.contains("where this pattern needs such a character") && said.hasSuffix(#"write it "/menu/caf%C3%A9*""#), said)
+        let encoded = try client.json(
+            "POST", "/catbird/api/requests/count", #"{"pattern":{"method":"GET","url":{"kind":"wildcard","value":"/menu/caf%C3%A9*"}}}"#, headers: tenant)
+        XCTAssertEqual(JSONNumber.int(encoded.object["count"]), 1, encoded.text)
+        XCTAssertNil(encoded.object["warnings"], encoded.text)
+        let find = try client.json(
+            "POST", "/catbird/api/requests/find", #"{"pattern":{"method":"GET","url":{"kind":"regexp","value":"^/re/café$"}}}"#, headers: tenant)
+        XCTAssertEqual((find.object["requests"] as? [Any])?.count, 0, find.text)
+        XCTAssertTrue((find.object["warnings"] as? [String] ?? []).contains { $0.contains(warning) }, find.text)
+        let wait = try client.json(
+            "POST", "/catbird/api/requests/wait", #"{"pattern":{"method":"GET","url":{"kind":"regexp","value":"^/menu/café"}},"timeout":1}"#,
+            headers: tenant)
+        E2E.assertError(wait, status: 408, reasonContains: warning)
+    }
 }

@@ -72,7 +72,7 @@ enum JournalRoutes {
                 // Retention deleted some of the tenant's entries: the count misses any of them
                 // that matched, which the answer says (docs/operations.md#retention).
                 let pruned = dependencies.journal.pruned.through(context.tenant)
-                let warnings = NeverMatchingMock.warnings(for: body.pattern, subject: "this pattern") + (cut.map { [$0.warning] } ?? [])
+                let warnings = NeverMatchingMock.journalPatternWarnings(for: body.pattern) + (cut.map { [$0.warning] } ?? [])
                 return JSONBody.response(CatbirdCountAnswer(
                     count: count, cutBodyMatches: cut?.count, warnings: warnings.isEmpty ? nil : warnings,
                     prunedThrough: pruned > 0 ? Int64(pruned) : nil))
@@ -87,7 +87,7 @@ enum JournalRoutes {
                 let query = try findQuery(body)
                 let (pattern, timeLimit) = try compiled(body.pattern)
                 var page = try dependencies.journal.find(of: context.tenant, matching: pattern, query, timeLimit: timeLimit)
-                var warnings = NeverMatchingMock.warnings(for: body.pattern, subject: "this pattern")
+                var warnings = NeverMatchingMock.journalPatternWarnings(for: body.pattern)
                 if let cut = try dependencies.journal.cutBodyMatches(
                     of: context.tenant, matching: pattern, after: query.page.since ?? 0, bounds: query)
                 {

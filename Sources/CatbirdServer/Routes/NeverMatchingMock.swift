@@ -23,6 +23,12 @@ enum NeverMatchingMock {
     /// - Parameter subject: what the sentences say no request can match: "this mock" (an
     ///   `update`), "this pattern" (a count, find or wait: tester finding tester20b-F11, they
     ///   counted 0 without a word).
+    /// The warnings of a `count`, `find` or `wait` pattern: ``warnings(for:subject:)`` said of
+    /// "this pattern", then ``NonASCIIURLWarning`` (tester finding tester61a-F2).
+    static func journalPatternWarnings(for pattern: RequestPattern) -> [String] {
+        warnings(for: pattern, subject: "this pattern") + [NonASCIIURLWarning.warning(for: pattern, subject: "this pattern")].compactMap { $0 }
+    }
+
     static func warnings(for pattern: RequestPattern, subject: String = "this mock") -> [String] {
         var warnings: [String] = []
         let url = pattern.url.value

@@ -1,4 +1,5 @@
 import CatbirdDomain
+import CatbirdMatching
 import CatbirdSupport
 import CatbirdWire
 import Foundation
@@ -18,7 +19,7 @@ enum PercentEncodingHint {
     /// tester42a-F1: the hint told an author to copy an app's unencoded `+` into the mock).
     static func hint(_ mock: Mock, target: String) -> String? {
         let url = mock.patternURL  // in place: no copy of the compiled pattern
-        if url.kind != .equal { return patternHint(url, target: target) }
+        if url.kind != .equal { return patternHint(mock, target: target) }
         guard url.value != target, mayDiffer(url.value) || mayDiffer(target),
               let form = equivalentForm(url.value), form == equivalentForm(target) else { return nil }
         let decoded = String(decoding: form, as: UTF8.self)
@@ -27,16 +28,59 @@ enum PercentEncodingHint {
             + "(a regexp url also ignores the case of %XX)"
     }
 
-    /// The hint for a `wildcard` or `regexp` url holding characters past ASCII when the target
-    /// holds percent-encoded bytes past ASCII (what clients send for them): `its url pattern
-    /// holds "é", which this request sends percent-encoded as its UTF-8 bytes (%C3%A9): a
-    /// wildcard url is matched against the request-target as sent, so write it "/menu/caf%C3%A9*"`
-    /// (tester findings tester58b-F3, tester60b-F4: the 404 said only "url differs"). Nil
-    /// otherwise, or when the target holds no such byte.
-    private static func patternHint(_ url: PatternMatch, target: String) -> String? {
-        guard mayDiffer(url.value), url.value.utf8.contains(where: { $0 >= 0x80 }), holdsEncodedNonASCII(target) else { return nil }
-        return "its url pattern holds \(nonASCIIExamples(url.value)), which this request sends percent-encoded as its UTF-8 bytes: "
-            + "a \(url.kind.rawValue) url is matched against the request-target as sent, so \(encodedAdvice(url))"
+    /// The hint for a `wildcard` or `regexp` url holding characters past ASCII when the target,
+    /// its bytes past ASCII decoded, matches it: `its url pattern holds "é" (%C3%A9), which this
+    /// request sends percent-encoded as its UTF-8 bytes: a wildcard url is matched against the
+    /// request-target as sent, so write it "/menu/caf%C3%A9*"` (tester findings tester58b-F3,
+    /// tester60b-F4: the 404 said only "url differs"). When it matches only the decoded target in
+    /// the other Unicode normalization (a decomposed `é` from a macOS file, a precomposed one
+    /// from the app), that is named and the advice is for the request's form. Nil otherwise:
+    /// the request holds some other character (tester finding tester61a-F3: `/menu/caf%C3%A8`
+    /// was told it sent the pattern's "é", and an NFD pattern was told to write what the NFC
+    /// request still does not match).
+    private static func patternHint(_ mock: Mock, target: String) -> String? {
+        let url = mock.patternURL
+        guard mayDiffer(url.value), url.value.utf8.contains(where: { $0 >= 0x80 }), holdsEncodedNonASCII(target),
+              let decoded = decodingNonASCII(target) else { return nil }
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(5))
+        func matches(_ text: String) -> Bool { mock.pattern.urlMatches(NearMissProbe(method: "GET", target: text), until: deadline) }
+        if matches(decoded) {
+            return "its url pattern holds \(nonASCIIExamples(url.value)), which this request sends percent-encoded as its UTF-8 bytes: "
+                + "a \(url.kind.rawValue) url is matched against the request-target as sent, so \(encodedAdvice(url))"
+        }
+        // The request's form matched in the other normalization, and the pattern written in the request's.
+        let forms = [
+            (decoded.precomposedStringWithCanonicalMapping, url.value.decomposedStringWithCanonicalMapping),
+            (decoded.decomposedStringWithCanonicalMapping, url.value.precomposedStringWithCanonicalMapping),
+        ]
+        // Compared as bytes: Swift's `==` holds the two normalizations equal.
+        for (form, patternInRequestForm) in forms where !form.utf8.elementsEqual(decoded.utf8) && matches(form) {
+            let requestForm = PatternMatch(kind: url.kind, value: patternInRequestForm)
+            return "its url pattern holds \(nonASCIIExamples(url.value)), and this request sends \(nonASCIIExamples(decoded)) "
+                + "percent-encoded: the same characters in another Unicode normalization (other bytes), and a "
+                + "\(url.kind.rawValue) url is matched against the request-target as sent, so \(encodedAdvice(requestForm))"
+        }
+        return nil
+    }
+
+    /// `target` with each `%XX` of a byte past ASCII decoded (the ASCII ones kept as sent); nil
+    /// when the result is not UTF-8.
+    private static func decodingNonASCII(_ target: String) -> String? {
+        let bytes = Array(target.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = ASCIIByte.hexValue(bytes[index + 1]), high >= 8,
+               let low = ASCIIByte.hexValue(bytes[index + 2]) {
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(validating: out, as: UTF8.self)
     }
 
     /// What to write instead of a `wildcard` or `regexp` url with characters past ASCII: the
@@ -54,7 +98,8 @@ enum PercentEncodingHint {
     }
 
     /// The first three distinct characters past ASCII in `text`, each with its encoding:
-    /// `"é" (%C3%A9)`, joined by `, `.
+    /// `"é" (%C3%A9)`, joined by `, `; an ASCII part of a character stays as it is (a decomposed
+    /// `é`: `"é" (e%CC%81)`, as a client sends it; tester finding tester61a-F3).
     static func nonASCIIExamples(_ text: String) -> String {
         var seen: [Character] = []
         for character in text where !character.isASCII && !seen.contains(character) {
@@ -63,7 +108,9 @@ enum PercentEncodingHint {
         }
         return seen.map { character in
             var encoded: [UInt8] = []
-            for byte in String(character).utf8 { ASCIIByte.appendPercentEncoded(byte, to: &encoded) }
+            for byte in String(character).utf8 {
+                if byte >= 0x80 { ASCIIByte.appendPercentEncoded(byte, to: &encoded) } else { encoded.append(byte) }
+            }
             return "\(JSONText.shortString(String(character))) (\(String(decoding: encoded, as: UTF8.self)))"
         }.joined(separator: ", ")
     }
