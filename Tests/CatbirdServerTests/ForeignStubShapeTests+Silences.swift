@@ -25,7 +25,8 @@ extension ForeignStubShapeTests {
         XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 200)
     }
 
-    /// F1: a typo in a header matcher, and `caseInsensitive` beside `contains`, were dropped in silence.
+    /// F1: a typo in a header matcher, and `caseInsensitive` beside `contains`, were dropped in
+    /// silence; the latter was then said to be "translated with equalTo alone" (tester61a-F5).
     func testAHeaderMatchersKeysNotReadAreNamed() throws {
         let typo = try translated(
             #"{"request":{"method":"GET","url":"/x","headers":{"X-A":{"equalTo":"A","caseInsensitve":true}}},"response":{"status":200}}"#)
@@ -33,7 +34,9 @@ extension ForeignStubShapeTests {
         let contains = try translated(
             #"{"request":{"method":"GET","url":"/x","headers":{"X-A":{"contains":"A.B","caseInsensitive":true}}},"response":{"status":200}}"#)
         XCTAssertTrue(
-            contains.reason.contains(#"the header matcher of "X-A"'s "caseInsensitive" (translated with "equalTo" alone)"#), contains.reason)
+            contains.reason.contains(
+                #"the header matcher of "X-A"'s "caseInsensitive" (WireMock reads it with "equalTo" only: translated with "contains" alone)"#),
+            contains.reason)
         let exact = try translated(
             #"{"request":{"method":"GET","url":"/x","headers":{"X-A":{"equalTo":"A","caseInsensitive":true}}},"response":{"status":200}}"#)
         XCTAssertFalse(exact.reason.contains("Not carried over"), exact.reason)
@@ -116,6 +119,21 @@ extension ForeignStubShapeTests {
         XCTAssertEqual(try client.request("GET", "/h", headers: [("X-A", "abc"), ("X-B", "DEF\u{85}")]).status, 404)
     }
 
+    /// Regression (tester61a-F5, its stub): the url translations (`urlPattern`, `urlPathPattern`,
+    /// `urlPath`, a MockServer path) still ended in `$`, which ICU also matches before a last
+    /// line terminator: the raw request-targets `/abc` + U+2028 and `/abc` + U+0085 got the mock
+    /// WireMock's stub does not answer.
+    func testAURLRegexpTranslationMatchesNoTrailingLineTerminator() throws {
+        let stub = try translated(#"{"request":{"method":"GET","urlPattern":"/a.c"},"response":{"status":200}}"#)
+        XCTAssertTrue(stub.action.contains(#""url":{"kind":"regexp","value":"(?-i)^(?:/a.c)\\z"}"#), stub.action)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", stub.action).status, 201)
+        let path = try translated(#"{"request":{"method":"GET","urlPathPattern":"/p.q"},"response":{"status":200}}"#)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", path.action).status, 201)
+        for (target, status) in [("/abc", 200), ("/abc\u{2028}", 404), ("/abc\u{85}", 404), ("/pxq?a=1", 200), ("/pxq\u{2029}", 404)] {
+            XCTAssertEqual(try client.request("GET", target).status, status, target.debugDescription)
+        }
+    }
+
     /// Regression (tester61a-F9, its expectation): the MockServer body `REGEX` (and header)
     /// translations still ended in `$`: `a.c` answered the bodies `abc\n` and `abc\r\n`.
     func testAMockServerWholeBodyRegexpMatchesNoTrailingLineBreak() throws {
@@ -133,7 +151,7 @@ extension ForeignStubShapeTests {
     /// `/a%24`. A quoted span is now copied as it is.
     func testAQuotedDollarInAURLPathPatternStaysLiteral() throws {
         let stub = try translated(#"{"request":{"method":"GET","urlPathPattern":"/a\\Q$\\E"},"response":{"status":200}}"#)
-        XCTAssertTrue(stub.action.contains(#""value":"(?-i)^(?:/a\\Q$\\E)(\\?.*)?$""#), stub.action)
+        XCTAssertTrue(stub.action.contains(#""value":"(?-i)^(?:/a\\Q$\\E)(\\?.*)?\\z""#), stub.action)
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", stub.action).status, 201)
         XCTAssertEqual(try client.request("GET", "/a$").status, 200)
         XCTAssertEqual(try client.request("GET", "/a$?x=1").status, 200)
@@ -280,7 +298,7 @@ extension ForeignStubShapeTests {
     func testAMockServerPathTemplateIsOnePathSegmentPerParameter() throws {
         let template = try translated(
             #"{"httpRequest":{"method":"GET","path":"/api/users/{id}","pathParameters":{"id":["[0-9]+"]}},"httpResponse":{"statusCode":200}}"#)
-        XCTAssertTrue(template.action.contains(#""url":{"kind":"regexp","value":"(?-i)^/api/users/[^/?]+(\\?.*)?$"}"#), template.action)
+        XCTAssertTrue(template.action.contains(#""url":{"kind":"regexp","value":"(?-i)^/api/users/[^/?]+(\\?.*)?\\z"}"#), template.action)
         XCTAssertTrue(template.reason.contains(#"Not carried over: the "pathParameters" values (each {name} of the path is translated as any one path segment)."#),
             template.reason)
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", template.action).status, 201)

@@ -68,7 +68,7 @@ extension ForeignStubShape {
                     // Tester finding tester46a-F1: a typo (`caseInsensitve`) was dropped in silence.
                     for key in members.keys.sorted() where !read.contains(key) {
                         t.notes.append("the header matcher of \(JSONText.shortString(name))'s \(JSONText.string(key))"
-                            + (key == "caseInsensitive" ? " (translated with \"equalTo\" alone)" : ""))
+                            + (key == "caseInsensitive" ? " (\(Self.caseInsensitiveNote(matcher: read)))" : ""))
                     }
                 }
             case nil: break
@@ -157,11 +157,13 @@ extension ForeignStubShape {
     /// query, as WireMock compares it); the path-only keys as a regexp that also allows a query;
     /// the regular expressions and the path template case-sensitive, as WireMock's are.
     static func wireMockURL(_ key: String, _ value: String) -> PatternMatch {
-        let query = "(\\?.*)?$"
+        // `\z`, not `$`: ICU's `$` also matches before a last line terminator (a raw U+2028 or
+        // U+0085 may end a request-target), which WireMock's whole-value match does not (tester finding tester61a-F5).
+        let query = "(\\?.*)?\\z"
         return switch key {
         case "url": PatternMatch(kind: .equal, value: value)
         case "urlPath": PatternMatch(kind: .regexp, value: "(?-i)^" + escaped(value) + query)
-        case "urlPattern": PatternMatch(kind: .regexp, value: "(?-i)^(?:" + value + ")$")
+        case "urlPattern": PatternMatch(kind: .regexp, value: "(?-i)^(?:" + value + ")\\z")
         case "urlPathPattern": PatternMatch(kind: .regexp, value: "(?-i)^(?:" + pathOnly(value) + ")" + query)
         default: PatternMatch(kind: .regexp, value: "(?-i)^" + pathTemplate(value) + query)
         }
@@ -206,5 +208,15 @@ extension ForeignStubShape {
         if case let .string(value)? = members["matches"] { return (PatternMatch(kind: .regexp, value: "(?-i)^(?:" + value + ")\\z"), ["matches"]) }
         if case let .string(value)? = members["contains"] { return (PatternMatch(kind: .regexp, value: "(?-i)" + escaped(value)), ["contains"]) }
         return nil
+    }
+
+    /// The note on a `caseInsensitive` not carried over beside the matcher in `read` (tester
+    /// finding tester61a-F5: beside `contains` or `matches` it said "translated with equalTo
+    /// alone"): `WireMock reads it with "equalTo" only: translated with "contains" alone`.
+    static func caseInsensitiveNote(matcher read: Set<String>) -> String {
+        let matcher = read.subtracting(["caseInsensitive"]).sorted().first ?? "equalTo"
+        return matcher == "equalTo"
+            ? "translated with \"equalTo\" alone"
+            : "WireMock reads it with \"equalTo\" only: translated with \(JSONText.string(matcher)) alone"
     }
 }

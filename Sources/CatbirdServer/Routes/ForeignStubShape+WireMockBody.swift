@@ -26,7 +26,7 @@ extension ForeignStubShape.Translation {
         noteUnread(members, read: translated.read, hints: [
             "ignoreExtraElements": "the json pattern matches the whole document, extra fields not ignored",
             "ignoreArrayOrder": "the json pattern compares arrays in order",
-            "caseInsensitive": "translated with \"equalTo\" alone",
+            "caseInsensitive": ForeignStubShape.caseInsensitiveNote(matcher: translated.read),
         ])
     }
 
