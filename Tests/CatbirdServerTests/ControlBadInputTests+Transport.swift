@@ -54,6 +54,27 @@ extension ControlBadInputTests {
         XCTAssertEqual(same.status, 200, same.text)
     }
 
+    /// Regression (tester61a-F6, its fields): a comma inside a quoted parameter value split one
+    /// Content-Type in two: `application/json; charset="utf-8, x"` got a 400 "2 Content-Type values
+    /// that differ", `multipart/form-data; boundary="a,b"` the same instead of the 415.
+    func testACommaInsideAQuotedContentTypeParameterIsNotASeparator() throws {
+        let harness = try ControlBadInputHarness()
+        let sql = Array(#"{"sql":"select 1"}"#.utf8)
+        let quoted = try harness.client.request(
+            "POST", "/catbird/api/sql", headers: [("Content-Type", #"application/json; charset="utf-8, x""#)], body: sql)
+        XCTAssertEqual(quoted.status, 200, quoted.text)
+        let escaped = try harness.client.request(
+            "POST", "/catbird/api/sql", headers: [("Content-Type", #"application/json; x="a\"b,c""#)], body: sql)
+        XCTAssertEqual(escaped.status, 200, escaped.text)
+        let multipart = try harness.client.request(
+            "POST", "/catbird/api/sql", headers: [("Content-Type", #"multipart/form-data; boundary="a,b""#)], body: sql)
+        E2E.assertError(multipart, status: 415, reasonContains: "Content-Type")
+        // Outside the quotes a comma still separates.
+        let two = try harness.client.request(
+            "POST", "/catbird/api/sql", headers: [("Content-Type", #"application/json; x="a", text/plain"#)], body: sql)
+        E2E.assertError(two, status: 400, reasonContains: #"Content-Type values that differ ("application/json; x=\"a\"", "text/plain")"#)
+    }
+
     /// T12-F5: a gzipped `{"type":"removeAll"}` got 400 `invalid JSON … found the control
     /// character U+001F`. A control body is read as sent, so any Content-Encoding but identity
     /// is 415 saying so, and nothing is removed (the harness checks nothing changed).

@@ -241,7 +241,7 @@ enum JSONBody {
         // type sent (tester finding tester59c-F2). JSON in each (another spelling, a charset)
         // is one type (tester60a-F7).
         let fields = request.headers.values("Content-Type")
-        let types = fields.flatMap { $0.split(separator: ",").map { String($0.trimmingOptionalWhitespace()) } }.filter { !$0.isEmpty }
+        let types = fields.flatMap { HTTPFieldList.members($0).map(String.init) }
         if types.count > 1 {
             guard types.allSatisfy({ isJSON($0) }) else { throw .severalContentTypes(types) }
         } else if !isJSON(types.first) {
