@@ -37,6 +37,15 @@ package enum JSONTextCheck {
         var anyOne: String { "a \(rawValue)" }
     }
 
+    /// One step of a path into a JSON text: an object's key or an array's position.
+    package enum PathStep: Equatable, Sendable {
+        case key(String)
+        case index(Int)
+    }
+
+    /// The most ``Findings/numbersLosingFraction`` kept: 8.
+    package static let numbersLosingFractionKept = 8
+
     /// What was found: the first syntax error, else the first of each other kind; paths are
     /// dotted (`pattern.body.equalTo`, array positions as `[N]`, `""` for the top level).
     package struct Findings {
@@ -50,6 +59,10 @@ package enum JSONTextCheck {
         /// The first number a 64-bit float cannot hold (too large, or not 0 but rounding to 0):
         /// its path and its text.
         package var numberOutOfRange: (path: String, literal: String)?
+        /// The first few numbers written with a fraction that a 64-bit float loses whole
+        /// (`9007199254740993.5` reads as a whole number): each one's path as keys and array
+        /// positions, and its text. At most ``numbersLosingFractionKept``.
+        package var numbersLosingFraction: [(steps: [PathStep], literal: String)] = []
         /// The deepest nesting of arrays and objects, as far as the scan went.
         package var deepestNesting = 0
         /// What the text is called in the reasons (`the JSON body has …`, `the JSON file has …`).
@@ -326,6 +339,17 @@ struct JSONTextReader {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
             default: return
+            }
+        }
+    }
+
+    /// The steps of the containers in `frames` (``JSONTextCheck/PathStep``).
+    func steps(of frames: ArraySlice<Frame>) -> [JSONTextCheck.PathStep] {
+        frames.compactMap { frame in
+            switch frame {
+            case .object(let key?): .key(key)
+            case .array(let position): .index(position)
+            case .object(nil): nil
             }
         }
     }

@@ -116,7 +116,9 @@ extension JSONTextReader {
             }
         }
         skipDigits()
+        var fractionStart: Int?
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            fractionStart = index
             index += 1
             guard isDigit(at: index) else {
                 throw JSONSyntaxError(at: index, "a '.' in a number must be followed by a digit (1.0, not 1.), found \(found(at: index))")
@@ -133,6 +135,13 @@ extension JSONTextReader {
         }
         if findings.numberOutOfRange == nil, JSONTextCheck.isOutOfRange(bytes[start..<index]) {
             findings.numberOutOfRange = (path(of: stack[...]), String(decoding: bytes[start..<index], as: UTF8.self))
+        }
+        if let dot = fractionStart, findings.numbersLosingFraction.count < JSONTextCheck.numbersLosingFractionKept,
+           bytes[(dot + 1)..<index].contains(where: { $0 != UInt8(ascii: "0") && $0 | 0x20 != UInt8(ascii: "e") }),
+           !bytes[start..<index].contains(where: { $0 | 0x20 == UInt8(ascii: "e") }),
+           let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite, value.rounded() == value {
+            // Written with a fraction its float lost whole (tester finding tester60a-F1, a mock's `limit`).
+            findings.numbersLosingFraction.append((steps(of: stack[...]), String(decoding: bytes[start..<index], as: UTF8.self)))
         }
     }
 

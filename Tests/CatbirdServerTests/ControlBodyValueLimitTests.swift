@@ -137,6 +137,32 @@ final class ControlBodyBigNumberTests: XCTestCase {
         XCTAssertTrue(small.text.contains(#"[2.5,"real"]"#), small.text)
     }
 
+    /// Regression (tester60a-F1, its mock; left open then): a mock's `limit` of
+    /// `9007199254740993.5` was stored as 9007199254740993 (and `4503599627370497.5` as …498),
+    /// its fraction gone with no word, while `2.5` was refused as not whole. Every whole-number
+    /// field now refuses a fraction its float lost, naming it; nothing is stored.
+    func testAWholeNumberFieldRefusesAFractionItsFloatLost() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for limit in ["9007199254740993.5", "4503599627370497.5", "2251799813685249.25", "-9007199254740993.5"] {
+            let body = #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/l"}},"response":{"status":200,"limit":\#(limit)}}"#
+            let refused = try client.json("POST", "/catbird/api/mocks", body)
+            E2E.assertError(
+                refused, status: 400,
+                reasonContains: "'response.limit' (\(limit)) must be a whole number (a number written with a fraction is read as a 64-bit float, which lost this one's)")
+        }
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing stored")
+        let wait = try client.json("POST", "/catbird/api/requests/wait", #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/w"}},"timeout":0,"since":4503599627370497.5}"#)
+        E2E.assertError(wait, status: 400, reasonContains: "'since' (4503599627370497.5) must be a whole number")
+        // A field that takes fractions is not refused so; written whole, the limit is stored.
+        let whole = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/l"}},"response":{"status":200,"limit":4503599627370497.0}}"#)
+        XCTAssertEqual(whole.status, 201, whole.text)
+        XCTAssertEqual(JSONNumber.int(try E2E.mocks(client, tenant: nil).first?["remainingLimit"]), 4_503_599_627_370_497)
+    }
+
     /// The range a number past 64 bits is told is the one its field's check refuses others
     /// with, in the same words (docs/protocol.md#errors): `status` 600 and 99999999999999999999,
     /// `delay` 86401 and 9223372036854775808, each reason whole.

@@ -70,6 +70,18 @@ enum JSONBody {
         if let reason = findings.syntaxError ?? findings.unrepresentableValue { throw .unreadable(.badRequest(reason)) }
         let data = Data(request.body)
         let value: T
+        // Whether a text gets past the decoder's number check (false only for the error with no
+        // coding path that a refused fraction gets).
+        let decodes = { (text: Data) in
+            do {
+                _ = try decoder.decode(T.self, from: text)
+                return true
+            } catch DecodingError.dataCorrupted(let context) {
+                return !context.codingPath.isEmpty
+            } catch {
+                return true
+            }
+        }
         do {
             value = try decoder.decode(T.self, from: data)
         } catch {
@@ -80,16 +92,6 @@ enum JSONBody {
             if let duplicate = findings.duplicateKeyReason, parsed != nil { throw .undecodable(.badRequest(duplicate)) }
             // Text Foundation's parser does not read (nested past its limit) was not read as JSON.
             let refusal = parsed == nil ? JSONBodyRefusal.unreadable : JSONBodyRefusal.undecodable
-            let decodes = { (text: Data) in
-                do {
-                    _ = try decoder.decode(T.self, from: text)
-                    return true
-                } catch DecodingError.dataCorrupted(let context) {
-                    return !context.codingPath.isEmpty
-                } catch {
-                    return true
-                }
-            }
             if let reason = wholeNumberMismatch(error, in: parsed, decodes: decodes)
                 ?? wrongShape(error, parsed: parsed != nil, nesting: findings.deepestNesting, hint: shapeHint)
             {
@@ -98,7 +100,40 @@ enum JSONBody {
             throw refusal(.badRequest(describe(error)))
         }
         if let duplicate = findings.duplicateKeyReason { throw .undecodable(.badRequest(duplicate)) }
+        if let reason = lostFractionReason(findings.numbersLosingFraction, data: data, decodes: decodes) {
+            throw .undecodable(.badRequest(reason))
+        }
         return value
+    }
+
+    /// The reason for a 400 when a whole-number field (`limit`, `delay`, `since`) holds a number
+    /// written with a fraction that its 64-bit float lost whole (`9007199254740993.5` reads as
+    /// 9007199254740993 or …994), so the decoder took it with the fraction gone (tester finding
+    /// tester60a-F1: a mock's `limit` of `9007199254740993.5` was stored as `9007199254740993`;
+    /// `2.5` was refused). Which fields take no fraction is the type's to say: each number is
+    /// probed with `0.5` in its place (``RefusedFractions``). Nil when there is none, or every
+    /// one is in a field that takes fractions (SQL `params`, a wait's `timeout`).
+    private static func lostFractionReason(
+        _ numbers: [(steps: [JSONTextCheck.PathStep], literal: String)], data: Data, decodes: (Data) -> Bool
+    ) -> String? {
+        guard !numbers.isEmpty, let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
+        let probed = numbers.map { number in
+            RefusedFractions.Number(path: number.steps, shown: "'\(pathText(number.steps))' (\(number.literal))", value: 0.5)
+        }
+        let refused = RefusedFractions.refused(probed, in: parsed, decodes: decodes)
+        guard !refused.isEmpty else { return nil }
+        return refused.map(\.shown).joined(separator: ", ")
+            + " must be a whole number (a number written with a fraction is read as a 64-bit float, which lost this one's)"
+    }
+
+    /// `response.limit`, `params[2]`: `steps` as the reasons write a path.
+    private static func pathText(_ steps: [JSONTextCheck.PathStep]) -> String {
+        steps.reduce(into: "") { text, step in
+            switch step {
+            case let .key(key): text += (text.isEmpty ? "" : ".") + JSONText.shortText(key)
+            case let .index(index): text += "[\(index)]"
+            }
+        }
     }
 
     /// The most JSON values a control body may hold: 100,000. The largest any route takes is

@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 
 /// Which fractional numbers of a control body its type refuses (a whole-number field such as
@@ -13,10 +14,7 @@ import Foundation
 /// (towards zero), then, for each of the first ``probeLimit``, with that one put back.
 struct RefusedFractions {
     /// One step into a parsed JSON value: an object's key or an array's index.
-    enum Step {
-        case key(String)
-        case index(Int)
-    }
+    typealias Step = JSONTextCheck.PathStep
 
     /// A fractional number of the body: where it is and how the reason shows it.
     struct Number {
