@@ -146,6 +146,22 @@ extension ForeignStubShapeTests {
         }
     }
 
+    /// Regression (tester60a-F9, its stub): an unterminated `\Q` (Java quotes to the end) took in
+    /// the translation's own `)` and suffix, and the action offered had an invalid url. The
+    /// quote is closed before them now, in every wrapped expression.
+    func testAnUnterminatedQuoteIsClosedBeforeTheTranslationsSuffix() throws {
+        let path = try translated(#"{"request":{"method":"GET","urlPathPattern":"/a\\Q$"},"response":{"status":200}}"#)
+        XCTAssertTrue(path.action.contains(#""value":"(?-i)^(?:/a\\Q$\\E)(\\?.*)?\\z""#), path.action)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", path.action).status, 201)
+        XCTAssertEqual(try client.request("GET", "/a$?x=1").status, 200)
+        let url = try translated(#"{"request":{"method":"GET","urlPattern":"/b\\Q.x"},"response":{"status":200}}"#)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", url.action).status, 201, url.action)
+        XCTAssertEqual(try client.request("GET", "/b.x").status, 200)
+        XCTAssertEqual(try client.request("GET", "/bax").status, 404)
+        let header = try translated(#"{"request":{"method":"GET","url":"/h","headers":{"X-Q":{"matches":"a\\Q.b"}}},"response":{"status":200}}"#)
+        XCTAssertTrue(header.action.contains(#""X-Q":{"kind":"regexp","value":"(?-i)^(?:a\\Q.b\\E)\\z"}"#), header.action)
+    }
+
     /// Regression (tester59b-F2, its stub): a `$` quoted with `\Q…\E` in a `urlPathPattern` was
     /// rewritten as the end of the path, and the translated mock matched neither `/a$` nor
     /// `/a%24`. A quoted span is now copied as it is.

@@ -134,7 +134,7 @@ extension ForeignStubShape {
         } else if case let .string(expression)? = body["regex"] {
             read.insert("regex")
             // `\z`, not `$`, which ICU also matches before a last line break (tester61a-F9).
-            pattern = BodyPattern(kind: .regexp, value: "(?-i)^(?:" + expression + ")\\z")
+            pattern = BodyPattern(kind: .regexp, value: ForeignStubShape.wholeValue(expression))
         } else {
             notes.append("the request body matcher")
             return nil

@@ -163,8 +163,8 @@ extension ForeignStubShape {
         return switch key {
         case "url": PatternMatch(kind: .equal, value: value)
         case "urlPath": PatternMatch(kind: .regexp, value: "(?-i)^" + escaped(value) + query)
-        case "urlPattern": PatternMatch(kind: .regexp, value: "(?-i)^(?:" + value + ")\\z")
-        case "urlPathPattern": PatternMatch(kind: .regexp, value: "(?-i)^(?:" + pathOnly(value) + ")" + query)
+        case "urlPattern": PatternMatch(kind: .regexp, value: wholeValue(value))
+        case "urlPathPattern": PatternMatch(kind: .regexp, value: "(?-i)^(?:" + closingQuote(pathOnly(value)) + ")" + query)
         default: PatternMatch(kind: .regexp, value: "(?-i)^" + pathTemplate(value) + query)
         }
     }
@@ -205,7 +205,7 @@ extension ForeignStubShape {
             }
             return (PatternMatch(kind: .equal, value: value), members["caseInsensitive"] == .bool(false) ? ["equalTo", "caseInsensitive"] : ["equalTo"])
         }
-        if case let .string(value)? = members["matches"] { return (PatternMatch(kind: .regexp, value: "(?-i)^(?:" + value + ")\\z"), ["matches"]) }
+        if case let .string(value)? = members["matches"] { return (PatternMatch(kind: .regexp, value: wholeValue(value)), ["matches"]) }
         if case let .string(value)? = members["contains"] { return (PatternMatch(kind: .regexp, value: "(?-i)" + escaped(value)), ["contains"]) }
         return nil
     }

@@ -417,7 +417,7 @@ enum ForeignStubShape {
     static func plainTextOrExpression(_ value: String, pathOnly: Bool = false) -> String {
         let literal = escaped(value)
         guard literal != value, (try? NSRegularExpression(pattern: value)) != nil else { return literal }
-        return "(?:" + literal + "|" + (pathOnly ? Self.pathOnly(value) : value) + ")"
+        return "(?:" + literal + "|" + closingQuote(pathOnly ? Self.pathOnly(value) : value) + ")"
     }
 
     /// A regular expression over a path alone (WireMock's `urlPathPattern`, a MockServer path)
@@ -456,6 +456,35 @@ enum ForeignStubShape {
             out.append(character)
         }
         return out
+    }
+
+    /// `expression`, a whole-value regular expression of a WireMock or MockServer stub, as a
+    /// case-sensitive ICU expression matching the whole text: `(?-i)^(?:…)\z` (`\z`: ICU's `$`
+    /// also matches before a last line terminator; tester findings tester59b-F1, tester60a-F6).
+    static func wholeValue(_ expression: String) -> String {
+        "(?-i)^(?:" + closingQuote(expression) + ")\\z"
+    }
+
+    /// `expression` with a `\Q` quote it leaves open closed (`\E` added): Java quotes to the end
+    /// of the expression, so `/a\Q$` matches `/a$`, but wrapped in the translation's group an
+    /// open quote took in its `)` and suffix, and the action offered had an invalid url
+    /// (tester finding tester60a-F9).
+    static func closingQuote(_ expression: String) -> String {
+        var escaped = false
+        var quoted = false
+        var previous: Character?
+        for character in expression {
+            defer { previous = character }
+            if quoted {
+                if character == "E", previous == "\\" { quoted = false }
+            } else if escaped {
+                escaped = false
+                quoted = character == "Q"
+            } else if character == "\\" {
+                escaped = true
+            }
+        }
+        return quoted ? expression + "\\E" : expression
     }
 
     /// `literal` as an ICU regular expression matching exactly it.
