@@ -54,6 +54,18 @@ extension ControlBadInputTests {
         XCTAssertEqual(same.status, 200, same.text)
     }
 
+    /// Regression (tester60a-F10 and tester58b-F4, their body): an array of actions got only
+    /// "the JSON body must be an object". It says one action per call now, and nothing changes.
+    func testAnArrayOfActionsIsToldOneActionPerCall() throws {
+        let harness = try ControlBadInputHarness()
+        try harness.assertRejected("an array of actions", 400, mentioning: ["the JSON body is an array, and this route takes one action per call"]) {
+            try $0.json("POST", "/catbird/api/mocks", #"[{"type":"removeAll"}]"#)
+        }
+        try harness.assertRejected("an array of updates", 400, mentioning: ["post each action on its own"]) {
+            try $0.json("POST", "/catbird/api/mocks", " \n[" + ControlBadInputHarness.update(response: #"{"status":200}"#) + "]")
+        }
+    }
+
     /// Regression (tester61a-F6, its fields): a comma inside a quoted parameter value split one
     /// Content-Type in two: `application/json; charset="utf-8, x"` got a 400 "2 Content-Type values
     /// that differ", `multipart/form-data; boundary="a,b"` the same instead of the 415.

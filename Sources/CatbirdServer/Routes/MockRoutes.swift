@@ -96,6 +96,12 @@ enum MockRoutes {
             if case .undecodable = error, let foreign = ForeignStubShape.reason(for: context.request.body) {
                 throw APIError.badRequest(foreign)
             }
+            // An array of actions (tester finding tester58b-F4, tester60a-F10): said so, not only "must be an object".
+            if case .undecodable = error, context.request.body.first(where: { !Self.jsonSpace.contains($0) }) == UInt8(ascii: "[") {
+                throw APIError.badRequest(
+                    #"the JSON body is an array, and this route takes one action per call: an object such as {"type": "update", "#
+                        + #""pattern": …, "response": …}; post each action on its own, as the Catbird 0.11 client does"#)
+            }
             throw error.error
         }
         switch action {
@@ -159,6 +165,9 @@ enum MockRoutes {
             return HTTPResponse(status: 204, headers: [RemovedNothing.header: ignored])
         }
     }
+
+    /// JSON's whitespace bytes (RFC 8259 section 2).
+    private static let jsonSpace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
 
     /// What to check when an action is well-formed JSON that does not decode.
     private static let shapeHint =
