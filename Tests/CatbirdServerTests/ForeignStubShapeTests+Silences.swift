@@ -134,6 +134,29 @@ extension ForeignStubShapeTests {
         }
     }
 
+    /// Regression (tester62a-F5 and F6, their stubs): a path expression's `.*` ran on into the
+    /// query (`/api/.*/details` answered `/api/1?next=/details`, the MockServer path `/ms/.*\.json`
+    /// answered `/ms/a?f=.json`), and the query part stopped at a raw U+2028 (`/api/feed?x=` + U+2028
+    /// got a 404 though WireMock's `urlPath` ignores the query).
+    func testAPathExpressionMatchesThePathAloneAndAnyQuery() throws {
+        let wireMock = try translated(#"{"request":{"method":"GET","urlPathPattern":"/api/.*/details"},"response":{"status":200}}"#)
+        XCTAssertTrue(wireMock.action.contains(#""value":"(?-i)^(?:/api/[^?]*/details)(\\?(?s:.*))?\\z""#), wireMock.action)
+        let mockServer = try translated(#"{"httpRequest":{"method":"GET","path":"/ms/.*\\.json"},"httpResponse":{"statusCode":200}}"#)
+        let negated = try translated(#"{"request":{"method":"GET","urlPathPattern":"/n/[^/]+/\\S+"},"response":{"status":200}}"#)
+        let path = try translated(#"{"request":{"method":"GET","urlPath":"/api/feed"},"response":{"status":200}}"#)
+        for action in [wireMock.action, mockServer.action, negated.action, path.action] {
+            XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action).status, 201, action)
+        }
+        let cases: [(String, Int)] = [
+            ("/api/1/details", 200), ("/api/1/details?x=1", 200), ("/api/1?next=/details", 404),
+            ("/ms/a.json", 200), ("/ms/a?f=.json", 404), ("/n/a/b", 200), ("/n/a/b?c", 200), ("/n/a?/b", 404),
+            ("/api/feed?x=\u{2028}", 200), ("/api/feed?x=\u{85}y", 200), ("/api/feed\u{2028}", 404),
+        ]
+        for (target, status) in cases {
+            XCTAssertEqual(try client.request("GET", target).status, status, target.debugDescription)
+        }
+    }
+
     /// Regression (tester61a-F9, its expectation): the MockServer body `REGEX` (and header)
     /// translations still ended in `$`: `a.c` answered the bodies `abc\n` and `abc\r\n`.
     func testAMockServerWholeBodyRegexpMatchesNoTrailingLineBreak() throws {
@@ -151,7 +174,7 @@ extension ForeignStubShapeTests {
     /// quote is closed before them now, in every wrapped expression.
     func testAnUnterminatedQuoteIsClosedBeforeTheTranslationsSuffix() throws {
         let path = try translated(#"{"request":{"method":"GET","urlPathPattern":"/a\\Q$"},"response":{"status":200}}"#)
-        XCTAssertTrue(path.action.contains(#""value":"(?-i)^(?:/a\\Q$\\E)(\\?.*)?\\z""#), path.action)
+        XCTAssertTrue(path.action.contains(#""value":"(?-i)^(?:/a\\Q$\\E)(\\?(?s:.*))?\\z""#), path.action)
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", path.action).status, 201)
         XCTAssertEqual(try client.request("GET", "/a$?x=1").status, 200)
         let url = try translated(#"{"request":{"method":"GET","urlPattern":"/b\\Q.x"},"response":{"status":200}}"#)
@@ -167,7 +190,7 @@ extension ForeignStubShapeTests {
     /// `/a%24`. A quoted span is now copied as it is.
     func testAQuotedDollarInAURLPathPatternStaysLiteral() throws {
         let stub = try translated(#"{"request":{"method":"GET","urlPathPattern":"/a\\Q$\\E"},"response":{"status":200}}"#)
-        XCTAssertTrue(stub.action.contains(#""value":"(?-i)^(?:/a\\Q$\\E)(\\?.*)?\\z""#), stub.action)
+        XCTAssertTrue(stub.action.contains(#""value":"(?-i)^(?:/a\\Q$\\E)(\\?(?s:.*))?\\z""#), stub.action)
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", stub.action).status, 201)
         XCTAssertEqual(try client.request("GET", "/a$").status, 200)
         XCTAssertEqual(try client.request("GET", "/a$?x=1").status, 200)
@@ -314,7 +337,7 @@ extension ForeignStubShapeTests {
     func testAMockServerPathTemplateIsOnePathSegmentPerParameter() throws {
         let template = try translated(
             #"{"httpRequest":{"method":"GET","path":"/api/users/{id}","pathParameters":{"id":["[0-9]+"]}},"httpResponse":{"statusCode":200}}"#)
-        XCTAssertTrue(template.action.contains(#""url":{"kind":"regexp","value":"(?-i)^/api/users/[^/?]+(\\?.*)?\\z"}"#), template.action)
+        XCTAssertTrue(template.action.contains(#""url":{"kind":"regexp","value":"(?-i)^/api/users/[^/?]+(\\?(?s:.*))?\\z"}"#), template.action)
         XCTAssertTrue(template.reason.contains(#"Not carried over: the "pathParameters" values (each {name} of the path is translated as any one path segment)."#),
             template.reason)
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", template.action).status, 201)

@@ -26,13 +26,13 @@ extension ForeignStubShape {
                 } else if case let .object(parameters)? = request["pathParameters"], !parameters.isEmpty {
                     // Tester finding tester46a-F3: `/api/users/{id}` became the literal text `{id}`.
                     let template = pathTemplate(path, names: Set(parameters.keys))
-                    t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + template + "(\\?.*)?\\z")
+                    t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + template + querySuffix)
                     read.insert("pathParameters")
                     t.notes.append(template.contains("[^/?]+")
                         ? "the \"pathParameters\" values (each {name} of the path is translated as any one path segment)"
                         : "\"pathParameters\" (none of its names is a {name} of the path, which is translated as its text)")
                 } else {
-                    t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + plainTextOrExpression(path, pathOnly: true) + "(\\?.*)?\\z")
+                    t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + plainTextOrExpression(path, pathOnly: true) + querySuffix)
                 }
                 read.insert("path")
             } else if request["path"] != nil {

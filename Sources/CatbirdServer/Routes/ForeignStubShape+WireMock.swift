@@ -157,9 +157,7 @@ extension ForeignStubShape {
     /// query, as WireMock compares it); the path-only keys as a regexp that also allows a query;
     /// the regular expressions and the path template case-sensitive, as WireMock's are.
     static func wireMockURL(_ key: String, _ value: String) -> PatternMatch {
-        // `\z`, not `$`: ICU's `$` also matches before a last line terminator (a raw U+2028 or
-        // U+0085 may end a request-target), which WireMock's whole-value match does not (tester finding tester61a-F5).
-        let query = "(\\?.*)?\\z"
+        let query = querySuffix
         return switch key {
         case "url": PatternMatch(kind: .equal, value: value)
         case "urlPath": PatternMatch(kind: .regexp, value: "(?-i)^" + escaped(value) + query)

@@ -420,12 +420,24 @@ enum ForeignStubShape {
         return "(?:" + literal + "|" + closingQuote(pathOnly ? Self.pathOnly(value) : value) + ")"
     }
 
+    /// What a path-only translation (WireMock's `urlPath`, `urlPathPattern`, `urlPathTemplate`, a
+    /// MockServer path) ends with, so that a query may follow: `(\?(?s:.*))?\z`. `\z`, not `$`:
+    /// ICU's `$` also matches before a last line terminator, a raw U+2028 or U+0085 ending the
+    /// target (tester finding tester61a-F5); `(?s:.*)`, since `.` alone stops at one, which a
+    /// query may hold raw (tester finding tester62a-F6).
+    static let querySuffix = "(\\?(?s:.*))?\\z"
+
     /// A regular expression over a path alone (WireMock's `urlPathPattern`, a MockServer path)
-    /// made to match the path of a target that may go on with a query: each `$` outside a
-    /// character class and a `\Q…\E` quote and not escaped, the end of the path there, becomes
-    /// `(?=\?|$)` (the end or a query next). Copied as written, `^/api/items/[0-9]+$` anchored before the
-    /// `(\?.*)?$` the translation adds, and `/api/items/5?page=2` found no mock (tester finding
-    /// tester47a-F2).
+    /// made to match the path of a target that may go on with a query:
+    /// - each `$` outside a character class and a `\Q…\E` quote and not escaped, the end of the
+    ///   path there, becomes `(?=\?|$)` (the end or a query next). Copied as written,
+    ///   `^/api/items/[0-9]+$` anchored before the `(\?.*)?` the translation adds, and
+    ///   `/api/items/5?page=2` found no mock (tester finding tester47a-F2);
+    /// - what would match a `?` there matches any other character instead: `.` becomes `[^?]`, a
+    ///   negated class `[^…]` takes `?` in (`[^?…]`), and `\S`, `\W`, `\D` become `[^\s?]`,
+    ///   `[^\w?]`, `[^\d?]`, so the expression cannot run on into the query (tester finding
+    ///   tester62a-F5: `/api/.*/details` answered `/api/1?next=/details`, whose path WireMock
+    ///   and MockServer match alone).
     static func pathOnly(_ expression: String) -> String {
         var out = ""
         var escaped = false
@@ -433,6 +445,7 @@ enum ForeignStubShape {
         // Inside `\Q…\E` every character is literal, a `$` too (tester finding tester59b-F2:
         // `/a\Q$\E` became `/a\Q(?=\?|$)\E`, which matched neither `/a$` nor anything else).
         var quoted = false
+        var classOpened = false
         for character in expression {
             if quoted {
                 // Copied as it is, so the character before is the output's last.
@@ -443,20 +456,40 @@ enum ForeignStubShape {
             if escaped {
                 escaped = false
                 quoted = character == "Q"
+                if !inClass, let negated = Self.classNegating[character] {
+                    out.removeLast()  // its backslash
+                    out += negated
+                    continue
+                }
             } else if character == "\\" {
                 escaped = true
             } else if inClass {
+                if classOpened, character == "^" {
+                    classOpened = false
+                    out += "^?"
+                    continue
+                }
                 if character == "]" { inClass = false }
             } else if character == "[" {
                 inClass = true
+                classOpened = true
+                out.append(character)
+                continue
             } else if character == "$" {
                 out += "(?=\\?|$)"
                 continue
+            } else if character == "." {
+                out += "[^?]"
+                continue
             }
+            classOpened = false
             out.append(character)
         }
         return out
     }
+
+    /// The escapes of a path expression that match a `?`, as classes that do not (``pathOnly(_:)``).
+    private static let classNegating: [Character: String] = ["S": "[^\\s?]", "W": "[^\\w?]", "D": "[^\\d?]"]
 
     /// `expression`, a whole-value regular expression of a WireMock or MockServer stub, as a
     /// case-sensitive ICU expression matching the whole text: `(?-i)^(?:…)\z` (`\z`: ICU's `$`
