@@ -227,6 +227,35 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         XCTAssertEqual(try client.request("GET", "/nfd/caf%C3%A9", headers: nfd).status, 200, "the url the hint gave answers")
     }
 
+    /// Regression (tester62a-F2, F3 and F4, their mocks): a wildcard's class of characters past
+    /// ASCII was told to become a class of their bytes (`/a/[%C3%A9%C3%A8]x`, which never
+    /// matches), a regexp's the same by its words; a case-sensitive `(?-i)` regexp was told it
+    /// ignores the case of %XX; an `equal` url got no hint for an NFD request.
+    func testTheNonASCIIAdviceWorksForClassesCaseAndNormalization() throws {
+        func warning(_ kind: String, _ url: String) throws -> String {
+            let added = try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"\#(kind)","value":"\#(url)"}},"response":{"status":200}}"#,
+                headers: tenant)
+            return (added.object["warnings"] as? [String])?.first ?? added.text
+        }
+        XCTAssertTrue(try warning("wildcard", "/a/[éè]x").hasSuffix(#"write it "/a/{%C3%A9,%C3%A8}x""#))
+        XCTAssertEqual(try client.request("GET", "/a/%C3%A8x", headers: tenant).status, 404)
+        XCTAssertEqual(try warning("wildcard", "/a/{%C3%A9,%C3%A8}x"), "", "an ASCII wildcard: no warning")
+        XCTAssertEqual(try client.request("GET", "/a/%C3%A8x", headers: tenant).status, 200, "the url the warning gave answers")
+        let regexpClass = try warning("regexp", "^/r/[éè]$")
+        XCTAssertTrue(regexpClass.contains("and a class holding one as alternatives ([éè] as (?:%C3%A9|%C3%A8)) (a regexp also ignores the case of %XX)"), regexpClass)
+        let caseSensitive = try warning("regexp", "(?-i)^/cs/É$")
+        XCTAssertTrue(caseSensitive.hasSuffix("write each such character as its percent-encoded bytes"), caseSensitive)
+        XCTAssertEqual(try warning("equal", "/menu/café"), "")
+        let nfd = try client.request("GET", "/menu/cafe%CC%81", headers: tenant)
+        E2E.assertError(
+            nfd, status: 404,
+            reasonContains: #"its url differs only in Unicode normalization and percent-encoding (both are "/menu/café" decoded; this request sends "#
+                + #""é" (e%CC%81), the mock holds "é" (%C3%A9): the same characters, other bytes): equal compares the request-target as "#
+                + #"sent, so write the mock's url as the app sends it, "/menu/cafe%CC%81""#)
+    }
+
     /// Tester finding tester61a-F7: the warning said "this mock answers only a client that sends
     /// it raw" of a negated class, which answers encoded targets too. It says now where the mock
     /// needs such a character.

@@ -21,11 +21,22 @@ enum PercentEncodingHint {
         let url = mock.patternURL  // in place: no copy of the compiled pattern
         if url.kind != .equal { return patternHint(mock, target: target) }
         guard url.value != target, mayDiffer(url.value) || mayDiffer(target),
-              let form = equivalentForm(url.value), form == equivalentForm(target) else { return nil }
+              let form = equivalentForm(url.value), let targetForm = equivalentForm(target) else { return nil }
         let decoded = String(decoding: form, as: UTF8.self)
-        return "its url differs only in percent-encoding (both are \(JSONText.shortString(decoded)) decoded): equal compares the "
-            + "request-target as sent, so write the mock's url as the app sends it, \(JSONText.shortString(target)) "
-            + "(a regexp url also ignores the case of %XX)"
+        if form == targetForm {
+            return "its url differs only in percent-encoding (both are \(JSONText.shortString(decoded)) decoded): equal compares the "
+                + "request-target as sent, so write the mock's url as the app sends it, \(JSONText.shortString(target)) "
+                + "(a regexp url also ignores the case of %XX)"
+        }
+        // The same characters once decoded in another Unicode normalization (Swift's `==` is
+        // canonical equivalence): an NFD name from an iOS file against an NFC mock (tester
+        // finding tester62a-F4: no hint, while a wildcard's 404 named it).
+        let targetDecoded = String(decoding: targetForm, as: UTF8.self)
+        guard decoded == targetDecoded else { return nil }
+        return "its url differs only in Unicode normalization and percent-encoding (both are \(JSONText.shortString(decoded)) "
+            + "decoded; this request sends \(nonASCIIExamples(targetDecoded)), the mock holds \(nonASCIIExamples(decoded)): the "
+            + "same characters, other bytes): equal compares the request-target as sent, so write the mock's url as the app "
+            + "sends it, \(JSONText.shortString(target))"
     }
 
     /// The hint for a `wildcard` or `regexp` url holding characters past ASCII when the target,
@@ -87,14 +98,71 @@ enum PercentEncodingHint {
     /// wildcard with each such byte percent-encoded (`write it "/menu/caf%C3%A9*"`), or, for a
     /// regexp (where a class or a quantifier would then apply to one byte), each character as its bytes.
     static func encodedAdvice(_ url: PatternMatch) -> String {
+        let classExample = "a class holding one as alternatives"
         guard url.kind == .wildcard else {
-            return "write each such character as its percent-encoded bytes (a regexp also ignores the case of %XX)"
+            // A case-sensitive expression (`(?-i)`, every WireMock translation's) does not
+            // ignore the case of %XX (tester finding tester62a-F3).
+            let caseNote = url.value.contains("(?-i)") ? "" : " (a regexp also ignores the case of %XX)"
+            let classNote = holdsNonASCIIInAClass(url.value) ? ", and \(classExample) ([éè] as (?:%C3%A9|%C3%A8))" : ""
+            return "write each such character as its percent-encoded bytes" + classNote + caseNote
         }
+        let characters = Array(url.value)
+        var out = ""
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            if character == "\\", index + 1 < characters.count {
+                out.append(character)
+                out += encodedNonASCII(characters[index + 1])
+                index += 2
+                continue
+            }
+            // A class of characters past ASCII matches one character, and one byte once encoded:
+            // its members as alternatives instead (tester finding tester62a-F2: `/a/[éè]x` was told
+            // to become `/a/[%C3%A9%C3%A8]x`, a class of six bytes).
+            if character == "[", let close = characters[(index + 1)...].firstIndex(of: "]"), close > index + 1,
+               characters[(index + 1)..<close].contains(where: { !$0.isASCII }) {
+                let members = characters[(index + 1)..<close]
+                guard !members.contains(where: { "-!^\\[".contains($0) }) else {
+                    return "write each such character as its percent-encoded bytes, and \(classExample) ({%C3%A9,%C3%A8} for [éè])"
+                }
+                out += "{" + members.map(encodedNonASCII).joined(separator: ",") + "}"
+                index = close + 1
+                continue
+            }
+            out += encodedNonASCII(character)
+            index += 1
+        }
+        return "write it \(JSONText.shortString(out))"
+    }
+
+    /// `character` with its bytes past ASCII percent-encoded (an ASCII part kept).
+    private static func encodedNonASCII(_ character: Character) -> String {
         var encoded: [UInt8] = []
-        for byte in url.value.utf8 {
+        for byte in String(character).utf8 {
             if byte >= 0x80 { ASCIIByte.appendPercentEncoded(byte, to: &encoded) } else { encoded.append(byte) }
         }
-        return "write it \(JSONText.shortString(String(decoding: encoded, as: UTF8.self)))"
+        return String(decoding: encoded, as: UTF8.self)
+    }
+
+    /// Whether a bracketed class of the regular expression `expression` holds a character past ASCII.
+    private static func holdsNonASCIIInAClass(_ expression: String) -> Bool {
+        var escaped = false
+        var inClass = false
+        for character in expression {
+            if escaped {
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "[" {
+                inClass = true
+            } else if character == "]" {
+                inClass = false
+            } else if inClass, !character.isASCII {
+                return true
+            }
+        }
+        return false
     }
 
     /// The first three distinct characters past ASCII in `text`, each with its encoding:
@@ -106,13 +174,7 @@ enum PercentEncodingHint {
             seen.append(character)
             if seen.count == 3 { break }
         }
-        return seen.map { character in
-            var encoded: [UInt8] = []
-            for byte in String(character).utf8 {
-                if byte >= 0x80 { ASCIIByte.appendPercentEncoded(byte, to: &encoded) } else { encoded.append(byte) }
-            }
-            return "\(JSONText.shortString(String(character))) (\(String(decoding: encoded, as: UTF8.self)))"
-        }.joined(separator: ", ")
+        return seen.map { "\(JSONText.shortString(String($0))) (\(encodedNonASCII($0)))" }.joined(separator: ", ")
     }
 
     /// Whether `target` holds a `%XX` of a byte past ASCII.
