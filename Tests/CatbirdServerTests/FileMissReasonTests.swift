@@ -342,6 +342,34 @@ final class FileMissReasonTests: XCTestCase {
         XCTAssertTrue((try client.request("GET", "/%C3%A0").object["reason"] as? String ?? "").hasSuffix("(tried \u{E0})"))
     }
 
+    /// Regression (tester60b-F1, its directory): fixtures named on macOS, whose file system ignores
+    /// case, asked for in another case on Linux got a 404 naming only the names tried. The reason
+    /// names the file in its letter case now, in any component, and that name serves it.
+    func testAFileInAnotherLetterCaseIsNamed() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-case-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("api"), withIntermediateDirectories: true)
+        try Data(#"{"books":[]}"#.utf8).write(to: directory.appendingPathComponent("api/books.json"))
+        let root = directory.resolvingSymlinksInPath().path
+        let server = try TestServer { $0.mocksDirectory = directory.path }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for target in ["/api/Books.json", "/API/books.json"] {
+            let answer = try client.request("GET", target)
+            XCTAssertEqual(answer.status, 404, target)
+            let reason = answer.object["reason"] as? String ?? ""
+            let asked = String(target.dropFirst())
+            XCTAssertTrue(
+                reason.hasSuffix(
+                    "; no file mock in \(root) (tried \(asked)); api/books.json exists, in another letter case: file names are compared "
+                        + "case by case (a macOS checkout ignores case, Linux does not); ask for api/books.json or rename the file to "
+                        + "\(asked) (docs/files.md#request-to-file)"), "\(target): \(reason)")
+        }
+        XCTAssertEqual(try client.request("GET", "/api/books.json").text, #"{"books":[]}"#)
+        // Nothing in any case: the names tried alone.
+        XCTAssertTrue((try client.request("GET", "/api/Films.json").object["reason"] as? String ?? "").hasSuffix("(tried api/Films.json)"))
+    }
+
     /// A new temporary mocks directory holding `files` (relative path: text) and the empty
     /// `folders`, their parents made.
     private static func mocksDirectory(_ files: [String: String], folders: [String] = []) throws -> URL {

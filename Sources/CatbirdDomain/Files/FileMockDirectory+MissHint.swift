@@ -33,6 +33,8 @@ extension FileMockDirectory {
             hint += "; " + why
         } else if let other = tried.prefix(Self.missHintNames).lazy.compactMap(otherNormalization).first {
             hint += "; " + other
+        } else if let other = tried.prefix(Self.missHintNames).lazy.compactMap(otherLetterCase).first {
+            hint += "; " + other
         } else if let other = otherQueryRule(target: target, accept: accept) {
             hint += "; " + other
         } else if let other = otherLayout(tried: tried, target: target) {
