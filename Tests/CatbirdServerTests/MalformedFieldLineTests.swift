@@ -69,6 +69,30 @@ final class MalformedFieldLineTests: ServerTestCase {
         XCTAssertFalse(har.contains("SECRET5"), "the default tenant's HAR holds a shard's token")
     }
 
+    /// Regression (tester finding tester62b-F2, its requests): a parallel id holding a NUL byte
+    /// (`shard\0` + `7`) or a bare CR was refused with 400 and journaled in the default tenant with
+    /// the shard's query token, Authorization and Cookie. Journaled nowhere now; a NUL in another
+    /// field is still journaled in the request's tenant.
+    func testAParallelIDWithANulOrABareCRIsJournaledNowhere() throws {
+        let values: [[UInt8]] = [Array("shard".utf8) + [0] + Array("7".utf8), Array("leak".utf8) + [0x0D] + Array("shard".utf8)]
+        for value in values {
+            let connection = try server.client()
+            try connection.send(raw: Array(
+                "GET /nul?access_token=SECRET60 HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer SECRET61\r\nCookie: sid=SECRET62\r\nX-Catbird-Parallel-Id: ".utf8)
+                + value + Array("\r\n\r\n".utf8))
+            let response = try connection.readResponse()
+            XCTAssertEqual(response.status, 400, "\(value): \(response.text)")
+        }
+        let other = try server.client()
+        try other.send(raw: Array("GET /othernul HTTP/1.1\r\nHost: a\r\nX-A: a".utf8) + [0] + Array("b\r\nX-Catbird-Parallel-Id: rawt\r\n\r\n".utf8))
+        XCTAssertEqual(try other.readResponse().status, 400)
+        XCTAssertEqual(try client.request("GET", "/after").status, 404)
+        let journal = try E2E.journal(client, tenant: nil, once: 1)
+        XCTAssertEqual(journal.map { $0["url"] as? String }, ["/after"], "neither is journaled in the default tenant")
+        XCTAssertFalse(try client.request("GET", "/catbird/api/requests.har").text.contains("SECRET6"))
+        XCTAssertEqual(try E2E.journal(client, tenant: "rawt").map { $0["url"] as? String }, ["/othernul"], "a NUL elsewhere: its tenant's")
+    }
+
     /// Regression: `X-Bin: \xFF\xFE\x80abc` was served and journaled as `"\u{FFFD}\u{FFFD}\u{FFFD}abc"`,
     /// and ISO-8859-1's `é` (`\xE9`, what a browser's `fetch` sends for it) as `"Jos\u{FFFD}"`:
     /// the journal claimed bytes that were never sent. Now our JSON 400 naming the field, and

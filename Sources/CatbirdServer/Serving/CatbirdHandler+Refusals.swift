@@ -84,6 +84,12 @@ extension CatbirdHandler {
             // Decoded, `a\xFF` and `a\xFE` would read alike and share a tenant: no tenant to
             // journal it in (docs/tenancy.md#tenant-of-a-request).
             return refused(request, .badRequest("the \(TenantID.headerName) header is not valid UTF-8"), journaled: false)
+        case let .nulByte(field?) where field.equalsIgnoringASCIICase(TenantID.headerName),
+             let .bareCarriageReturn(field) where field.equalsIgnoringASCIICase(TenantID.headerName):
+            // The parallel id holds a NUL or a bare CR: its tenant is unknown, and the default
+            // tenant's journal got the shard's query, Authorization and Cookie (tester finding
+            // tester62b-F2, as tester58a-F11 for a malformed line). Not journaled.
+            return refused(request, APIError(status: problem.status, reason: problem.reason), journaled: false)
         case .fieldNameNotToken where Self.namesParallelID(request, problem), .foldedFieldLine where Self.namesParallelID(request, problem):
             // A shard's request whose parallel-id line is malformed (`X-Catbird-Parallel-Id : s1`,
             // a tab before the colon, a folded line): its tenant is unknown, and the default
