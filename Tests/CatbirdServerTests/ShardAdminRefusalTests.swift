@@ -43,17 +43,27 @@ final class ShardAdminRefusalTests: ServerTestCase {
             kelvin, status: 403,
             reasonContains: #"dropping another tenant (the path names tenant "shard-K") is an admin action, and a shard "#
                 + #"(X-Catbird-Parallel-Id: "shard-\#u{212A}" (not in NFC: U+212A)) may act on only its own tenant"#)
-        let space = try client.request("DELETE", "/catbird/api/tenants/victim%20", headers: E2E.tenantHeader("victim"))
-        E2E.assertError(
-            space, status: 403,
-            reasonContains: #"dropping another tenant (the path names tenant "victim ") is an admin action, and a shard "#
-                + #"(X-Catbird-Parallel-Id: "victim") may act on only its own tenant"#)
         // tester58a-F7, its request: a DEL in the path's id was written raw and not flagged.
         let del = try client.request("DELETE", "/catbird/api/tenants/s5%7F", headers: E2E.tenantHeader("s5"))
         E2E.assertError(
             del, status: 403,
             reasonContains: "dropping another tenant (the path names tenant \"s5\u{7F}\" (holds U+007F, which may not show)) is an admin action")
         XCTAssertEqual(try E2E.mocks(client, tenant: "shard-K").count, 1, "nothing was dropped")
-        XCTAssertEqual(try E2E.mocks(client, tenant: "victim ").count, 1, "nothing was dropped")
+        XCTAssertEqual(try E2E.mocks(client, tenant: "victim").count, 1, "nothing was dropped")
+    }
+
+    /// Regression (tester finding tester62b-F4, its requests): the header's id is trimmed, the
+    /// path's was not, so shard `sp-1` dropping `%20sp-1%20` (a padded variable, or an id read
+    /// from a file with its line break) was refused as dropping another tenant. The path's id is
+    /// trimmed the same way now; no tenant id holds spaces or line breaks at its ends.
+    func testAPathIDIsTrimmedAsTheHeadersIs() throws {
+        for (path, shard) in [("%20sp-1%20", "sp-1"), ("sp-2%0A", "sp-2"), ("%09sp-3%0D%0A", "sp-3")] {
+            try E2E.addMock(client, tenant: shard, url: "/t", body: "t")
+            let dropped = try client.request("DELETE", "/catbird/api/tenants/\(path)", headers: E2E.tenantHeader(shard))
+            XCTAssertEqual(dropped.status, 204, "\(path): \(dropped.text)")
+            XCTAssertEqual(try E2E.mocks(client, tenant: shard).count, 0, "\(path): its own tenant dropped")
+        }
+        let blank = try client.request("DELETE", "/catbird/api/tenants/%20%20", headers: E2E.tenantHeader("sp-1"))
+        E2E.assertError(blank, status: 400, reasonContains: "names no tenant after the '/'")
     }
 }

@@ -1,6 +1,7 @@
 import CatbirdDomain
 import CatbirdHTTP
 import CatbirdSupport
+import Foundation
 
 /// Tenants (docs/protocol.md#tenants-and-health, docs/tenancy.md#admin), with shard isolation: a request carrying a non-empty
 /// `X-Catbird-Parallel-Id: P` comes from shard P and sees or drops tenant P only; the admin
@@ -44,7 +45,11 @@ enum TenantRoutes {
             // One segment: a '/' inside an id is written %2F (`a%2Fb/extra` is not the id "a/b/extra").
             // Nothing after the '/' (`tenants/$SHARD` with SHARD unset) reaches the handler as "".
             Route("DELETE", "/catbird/api/tenants/", maxSegments: 1, matchesEmptyParameter: true, lane: .drop) { context in
-                let tenant = TenantID(context.segments[0])
+                // Spaces, tabs and line breaks at either end dropped, as the header's are (and the
+                // client libraries' rule, ParallelIdRule): no tenant id holds them there, and a
+                // shard's script dropping "its" tenant with a padded id, or one read from a file
+                // with its line break, was refused as dropping another (tester finding tester62b-F4).
+                let tenant = TenantID(context.segments[0].trimmingCharacters(in: Self.idEdges))
                 guard !tenant.isDefault else {
                     throw APIError.badRequest(
                         "DELETE /catbird/api/tenants/ names no tenant after the '/' (an unset id variable?): nothing was dropped. "
@@ -73,4 +78,7 @@ enum TenantRoutes {
             }.serving("/catbird/api/tenants/{name}"),
         ]
     }
+
+    /// What is dropped at either end of a path's tenant id: spaces, tabs, CR and LF.
+    private static let idEdges = CharacterSet(charactersIn: " \t\r\n")
 }
