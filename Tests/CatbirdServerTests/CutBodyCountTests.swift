@@ -37,6 +37,34 @@ final class CutBodyCountTests: ServerTestCase {
         XCTAssertNil(after.object["warnings"], after.text)
     }
 
+    /// Regression (tester finding tester62b-F1, its requests): a request refused with 413 past
+    /// `--max-body-size` (its body never taken; no mock answered it) was counted in
+    /// `cutBodyMatches`, with advice to raise `--journal-body-limit`, and a wait's 408 marked it
+    /// so. It is neither now; a body the server took and the journal cut still is.
+    func testARequestRefusedFor413IsNoCutBodyMatch() throws {
+        let server = try TestServer { $0.maxBodySize = 1024; $0.journalBodyLimit = 100 }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        let tenant = E2E.tenantHeader("sm")
+        let pattern = #"{"method":"POST","url":{"kind":"equal","value":"/m"},"body":{"kind":"contains","value":"zzz"}}"#
+        XCTAssertEqual(
+            try control.json("POST", "/catbird/api/mocks", #"{"type":"update","pattern":\#(pattern),"response":{"status":200}}"#, headers: tenant).status, 201)
+        let refused = try control.request("POST", "/m", headers: tenant, body: Array((String(repeating: "a", count: 2000) + "zzz").utf8))
+        XCTAssertEqual(refused.status, 413, refused.text)
+        let client = try server.client()  // the 413 closed the connection
+        let count = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(pattern)}"#, headers: tenant)
+        XCTAssertEqual(JSONNumber.int(count.object["count"]), 0, count.text)
+        XCTAssertNil(count.object["cutBodyMatches"], count.text)
+        XCTAssertNil(count.object["warnings"], count.text)
+        let wait = try client.json("POST", "/catbird/api/requests/wait", #"{"pattern":\#(pattern),"timeout":0}"#, headers: tenant)
+        E2E.assertError(wait, status: 408, reasonContains: "POST /m → 413")
+        XCTAssertFalse(wait.text.contains("matches but for the body"), wait.text)
+        // A body the server took, which the journal cut: still said.
+        XCTAssertEqual(try client.request("POST", "/m", headers: tenant, body: Array((String(repeating: "b", count: 500) + "zzz").utf8)).status, 200)
+        let cut = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(pattern)}"#, headers: tenant)
+        XCTAssertEqual(JSONNumber.int(cut.object["cutBodyMatches"]), 1, cut.text)
+    }
+
     /// A body pattern that the kept part already matches counts the request as before, with no
     /// warning; nor does a pattern without a body pattern get one.
     func testARequestTheKeptPartMatchesIsCountedWithoutAWarning() throws {

@@ -207,7 +207,9 @@ public final class Journal: Sendable {
     public func arrivals(of tenant: TenantID, after since: Int64, limit: Int, urlCharacters: Int) throws -> (entries: [JournalArrival], hasMore: Bool) {
         try writer.flushForReading(tenant)
         let (sql, bindings) = Self.select(
-            "method, substr(url, 1, \(urlCharacters)), length(url), status, id, request_body_truncated, request_body_size, "
+            // A body refused before it was taken is not the journal's cut (``bodyReceived``).
+            "method, substr(url, 1, \(urlCharacters)), length(url), status, id, (request_body_truncated = 1\(Self.bodyReceived)), "
+                + "request_body_size, "
                 + "length(request_body)", of: tenant, JournalQuery(since: since, limit: limit),
             limit: limit + 1, hiddenThrough: deletions.hiddenThrough(tenant))
         let rows = try reader.use { try $0.query(sql, bindings) }
