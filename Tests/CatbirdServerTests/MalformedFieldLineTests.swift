@@ -69,6 +69,31 @@ final class MalformedFieldLineTests: ServerTestCase {
         XCTAssertFalse(har.contains("SECRET5"), "the default tenant's HAR holds a shard's token")
     }
 
+    /// Regression (tester finding tester63a-F1, its lines): a parallel-id line whose name holds a
+    /// CR, VT, \x01, a quote or an `é` before the colon (or in the name), or a line with an empty
+    /// name, was refused with 400 and journaled in the default tenant with the shard's query
+    /// token, Authorization and Cookie: only spaces and tabs were left out when the refused name
+    /// was compared. Journaled nowhere now.
+    func testAParallelIDLineWithAnyByteSpoilingItsNameIsJournaledNowhere() throws {
+        let lines: [[UInt8]] = [
+            Array("X-Catbird-Parallel-Id\r: shard".utf8), Array("X-Catbird-Parallel-Id\u{0B}: shard".utf8),
+            Array("X-Catbird-Parallel-Id\u{01}: shard".utf8), Array(#"X-Catbird-Parallel-Id": shard"#.utf8),
+            Array("X-Catbird-Parallel-Id".utf8) + [0xC3, 0xA9] + Array(": shard".utf8), Array("X-Catbird\r-Parallel-Id: shard".utf8),
+            Array(": shard".utf8),
+        ]
+        for line in lines {
+            let connection = try server.client()
+            try connection.send(raw: Array(
+                "GET /leak?token=SECRET70 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer SECRET71\r\nCookie: sid=SECRET72\r\n".utf8)
+                + line + Array("\r\nConnection: close\r\n\r\n".utf8))
+            XCTAssertEqual(try connection.readResponse().status, 400, String(decoding: line, as: UTF8.self).debugDescription)
+        }
+        XCTAssertEqual(try client.request("GET", "/after").status, 404)
+        let journal = try E2E.journal(client, tenant: nil, once: 1)
+        XCTAssertEqual(journal.map { $0["url"] as? String }, ["/after"], "none is journaled in the default tenant")
+        XCTAssertFalse(try client.request("GET", "/catbird/api/requests.har").text.contains("SECRET7"))
+    }
+
     /// Regression (tester finding tester62b-F2, its requests): a parallel id holding a NUL byte
     /// (`shard\0` + `7`) or a bare CR was refused with 400 and journaled in the default tenant with
     /// the shard's query token, Authorization and Cookie. Journaled nowhere now; a NUL in another

@@ -118,12 +118,19 @@ extension CatbirdHandler {
     }
 
     /// Whether `request`, refused for `problem` (a field name that is not a token, or a folded
-    /// line), has a field line naming the parallel id however malformed: the name refused, or
-    /// one of its fields, spaces and tabs around it ignored.
+    /// line), has a field line that may name the parallel id however malformed: the name
+    /// refused, its bytes that are not token characters left out, is the parallel id's or empty
+    /// (`X-Catbird-Parallel-Id\r: s1`, a VT, a quote or an `é` before the colon, `: s1`: tester
+    /// finding tester63a-F1, where only spaces and tabs were left out and such a request, its
+    /// tenant unknown, went to the default tenant's journal with its query, Authorization and
+    /// Cookie), or one of its fields is.
     static func namesParallelID(_ request: HTTPRequest, _ problem: HTTPRequestProblem) -> Bool {
         let named = { (name: String) in name.trimmingCharacters(in: .whitespaces).equalsIgnoringASCIICase(TenantID.headerName) }
         switch problem {
-        case let .fieldNameNotToken(name) where named(name): return true
+        case let .fieldNameNotToken(name):
+            let tokenBytes = name.utf8.filter(HTTPToken.isTokenCharacter)
+            if tokenBytes.isEmpty || String(decoding: tokenBytes, as: UTF8.self).equalsIgnoringASCIICase(TenantID.headerName) { return true }
+            return request.headers.fields.contains { named($0.name) }
         // libmicrohttpd joins the folded line into the name: `X-Catbird-Parallel-Idx` of `… s1` + ` x`.
         case let .foldedFieldLine(name) where name.lowercased().hasPrefix(TenantID.headerName.lowercased()): return true
         default: return request.headers.fields.contains { named($0.name) }
