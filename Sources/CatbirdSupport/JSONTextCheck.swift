@@ -135,6 +135,37 @@ extension JSONTextCheck {
 }
 
 extension JSONTextCheck {
+    /// Whether the JSON number `literal` (valid JSON) has a nonzero fractional part as written,
+    /// exactly, its exponent applied to its digits: `2.5`, `45035996273704975e-1`,
+    /// `3.0000000000000000000000000000001e0` do; `2.50e1`, `1e2`, `7.0` do not.
+    package static func hasFraction(_ literal: some Collection<UInt8>) -> Bool {
+        var digits: [UInt8] = []
+        var pointAt: Int?
+        var exponent = 0
+        var iterator = literal.makeIterator()
+        var negativeExponent = false
+        var inExponent = false
+        while let byte = iterator.next() {
+            if inExponent {
+                if byte == UInt8(ascii: "-") { negativeExponent = true } else if byte != UInt8(ascii: "+") {
+                    // Clamped: past the digits' count either way the answer no longer changes.
+                    exponent = min(exponent * 10 + Int(byte - UInt8(ascii: "0")), 1_000_000)
+                }
+            } else if byte == UInt8(ascii: ".") {
+                pointAt = digits.count
+            } else if byte | 0x20 == UInt8(ascii: "e") {
+                inExponent = true
+            } else if byte != UInt8(ascii: "-") {
+                digits.append(byte)
+            }
+        }
+        // Where the point stands among the digits once the exponent is applied.
+        let point = (pointAt ?? digits.count) + (negativeExponent ? -exponent : exponent)
+        return digits[max(0, min(point, digits.count))...].contains { $0 != UInt8(ascii: "0") }
+    }
+}
+
+extension JSONTextCheck {
     /// Whether the JSON number `literal` is beyond a 64-bit float: infinite when read, or read
     /// as 0 while a digit before its exponent is not 0 (`1e-400`, `2e-324`). Foundation's decoder
     /// refuses both; its `JSONSerialization` reads the second as 0. The scan's rule

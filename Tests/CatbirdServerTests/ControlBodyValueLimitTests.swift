@@ -145,7 +145,11 @@ final class ControlBodyBigNumberTests: XCTestCase {
         let server = try TestServer()
         defer { server.removeFiles() }
         let client = try server.client()
-        for limit in ["9007199254740993.5", "4503599627370497.5", "2251799813685249.25", "-9007199254740993.5"] {
+        // With an exponent too (tester63a-F2, its numbers: stored rounded, as 4503599627370498, 9007199254740993 and 3).
+        for limit in [
+            "9007199254740993.5", "4503599627370497.5", "2251799813685249.25", "-9007199254740993.5",
+            "45035996273704975e-1", "9007199254740993.5e0", "3.0000000000000000000000000000001e0",
+        ] {
             let body = #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/l"}},"response":{"status":200,"limit":\#(limit)}}"#
             let refused = try client.json("POST", "/catbird/api/mocks", body)
             E2E.assertError(
@@ -155,6 +159,8 @@ final class ControlBodyBigNumberTests: XCTestCase {
         XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing stored")
         let wait = try client.json("POST", "/catbird/api/requests/wait", #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/w"}},"timeout":0,"since":4503599627370497.5}"#)
         E2E.assertError(wait, status: 400, reasonContains: "'since' (4503599627370497.5) must be a whole number")
+        let exponent = try client.json("POST", "/catbird/api/requests/wait", #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/w"}},"timeout":0,"since":3.0000000000000000000000000000001e0}"#)
+        E2E.assertError(exponent, status: 400, reasonContains: "'since' (3.0000000000000000000000000000001e0) must be a whole number")
         // A field that takes fractions is not refused so; written whole, the limit is stored.
         let whole = try client.json(
             "POST", "/catbird/api/mocks",
