@@ -256,6 +256,29 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
                 + #"sent, so write the mock's url as the app sends it, "/menu/cafe%CC%81""#)
     }
 
+    /// Regression (tester63b-F2, its mocks): `/api/cafe` and `/api/café` tie for the app's
+    /// `/api/caf%C3%A9` (one letter sent encoded is six edits), the reason named `/api/cafe` and
+    /// the percent-encoding hint was lost. It is given for the near miss it fits.
+    func testThePercentEncodingHintIsGivenForANearMissThatTies() throws {
+        let q4 = [("X-Catbird-Parallel-Id", "q4")]
+        for url in ["/api/cafe", "/api/café"] {
+            let added = try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#, headers: q4)
+            XCTAssertEqual(added.status, 201, added.text)
+        }
+        let cafeID = JSONNumber.int(try E2E.mocks(client, tenant: "q4").first { (($0["pattern"] as? [String: Any])?["url"] as? [String: Any])?["value"] as? String == "/api/café" }?["id"]) ?? -1
+        let miss = try client.request("GET", "/api/caf%C3%A9", headers: q4)
+        XCTAssertEqual(miss.status, 404, miss.text)
+        let reason = miss.object["reason"] as? String ?? ""
+        XCTAssertTrue(
+            reason.contains(#"its url differs only in percent-encoding (both are "/api/café" decoded): equal compares the request-target "#
+                + #"as sent, so write the mock's url as the app sends it, "/api/caf%C3%A9""#), reason)
+        if !reason.contains("the closest is mock \(cafeID) ") {
+            XCTAssertTrue(reason.contains("mock \(cafeID) (another near miss): its url differs only in percent-encoding"), reason)
+        }
+    }
+
     /// Tester finding tester61a-F7: the warning said "this mock answers only a client that sends
     /// it raw" of a negated class, which answers encoded targets too. It says now where the mock
     /// needs such a character.

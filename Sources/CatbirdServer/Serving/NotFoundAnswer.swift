@@ -86,7 +86,9 @@ struct NotFoundAnswer {
     /// The reason, one line once its CR and LF bytes are spaces: `no mock matched GET /api/usres
     /// in tenant "s1"`, the report's used-up mock that matches it (``UsedUpMock/hint``) when
     /// there is one, `; the closest is mock 7 (GET equal "/api/users") of tenant "s1": url differs
-    /// (expected …, got …)`, its ``PercentEncodingHint`` when it has one, the ``NearMissHints``, then, for each mock in `outOfTime`, `; ` and its
+    /// (expected …, got …)`, the ``PercentEncodingHint`` of the first near miss that has one
+    /// (another than the closest named: `mock 8 (another near miss): its url differs only in …`),
+    /// the ``NearMissHints``, then, for each mock in `outOfTime`, `; ` and its
     /// ``outOfTimeSummary(_:for:)``, then `; ` and `modeHint` when given. Written into `out` as
     /// the text of a JSON string, each piece escaped as it is written
     /// (``ByteWriter/appendJSONStringContent(_:lineBreaksAsSpaces:nested:)``, the quotes around
@@ -106,7 +108,14 @@ struct NotFoundAnswer {
                 out.append("; the mock whose method and url match is ")
                 sameRoute.comparison.writeSummary(mockId: sameRoute.mock.id, tenant: sameRoute.mock.tenant.rawValue, to: &out)
             }
-            if let hint = PercentEncodingHint.hint(report.closest[0].mock, target: target) { appendClause(hint, to: &out) }
+            // For the first near miss it fits, closest or not: a byte distance makes one letter
+            // sent percent-encoded six edits, so a sibling mock may tie the one the app means
+            // (tester finding tester63b-F2: `/api/cafe` tied `/api/café` for `/api/caf%C3%A9`, and the hint was lost).
+            for (index, near) in report.closest.enumerated() {
+                guard let hint = PercentEncodingHint.hint(near.mock, target: target) else { continue }
+                appendClause(index == 0 ? hint : "mock \(near.mock.id) (another near miss): " + hint, to: &out)
+                break
+            }
             for hint in NearMissHints.hints(report, method: method, target: target) { appendClause(hint, to: &out) }
             if let difference = report.bodyDifference {
                 appendClause("mock \(difference.mockID)'s \(difference.text)", to: &out)
