@@ -83,7 +83,7 @@ final class NearMissHintTests: ServerTestCase {
         let search = try mockID("nm12", url: "/search?q=red+shoes")
         let lower = try reason("/api/users/me", tenant: "nm12")
         XCTAssertTrue(
-            lower.contains(#"; mock \#(users)'s url "/api/Users/Me" differs from the request's "/api/users/me" only in letter case: equal compares the request-target as sent, case-sensitively (a wildcard or regexp compares ASCII letters case-insensitively)"#),
+            lower.contains(#"; mock \#(users)'s url "/api/Users/Me" differs from the request's "/api/users/me" only in letter case: equal compares the request-target as sent, case-sensitively (a wildcard or regexp compares letters case-insensitively, past ASCII too)"#),
             lower)
         let space = try reason("/search?q=red%20shoes", tenant: "nm12")
         XCTAssertTrue(

@@ -13,14 +13,14 @@ extension NearMissHints {
     /// The case hint when `mock`'s `equal` url differs from `target` only in the case of ASCII
     /// letters, one of them outside a percent-escape: `mock 4's url "/api/Users/Me" differs from
     /// the request's "/api/users/me" only in letter case: equal compares the request-target as
-    /// sent, case-sensitively (a wildcard or regexp compares ASCII letters case-insensitively)`.
+    /// sent, case-sensitively (a wildcard or regexp compares letters case-insensitively, past ASCII too)`.
     static func urlCase(_ mock: Mock, target: String) -> String? {
         let url = mock.patternURL
         guard url.kind == .equal, url.value != target, url.value.utf8.count == target.utf8.count,
               url.value.equalsIgnoringASCIICase(target), differsOutsideEscapes(url.value, target) else { return nil }
         return "mock \(mock.id)'s url \(JSONText.shortString(url.value)) differs from the request's \(JSONText.shortString(target)) "
             + "only in letter case: equal compares the request-target as sent, case-sensitively (a wildcard or regexp compares "
-            + "ASCII letters case-insensitively)"
+            + "letters case-insensitively, past ASCII too)"
     }
 
     /// The query-space hint when `mock`'s `equal` url and `target` have the same path and
