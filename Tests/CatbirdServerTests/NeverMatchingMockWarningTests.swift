@@ -245,6 +245,12 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         XCTAssertEqual(try client.request("GET", "/a/%C3%A8x", headers: tenant).status, 200, "the url the warning gave answers")
         let regexpClass = try warning("regexp", "^/r/[éè]$")
         XCTAssertTrue(regexpClass.contains("and a class holding one as alternatives ([éè] as (?:%C3%A9|%C3%A8)) (a regexp also ignores the case of %XX)"), regexpClass)
+        // tester63a-F6: a negated class is not told to become alternatives, which would turn it round.
+        for (kind, url) in [("regexp", "^/neg/[^é]x$"), ("wildcard", "/neg/[!é]x")] {
+            let negated = try warning(kind, url)
+            XCTAssertFalse(negated.contains("alternatives"), negated)
+            XCTAssertTrue(negated.contains("write each such character as its percent-encoded bytes"), negated)
+        }
         let caseSensitive = try warning("regexp", "(?-i)^/cs/É$")
         XCTAssertTrue(caseSensitive.hasSuffix("write each such character as its percent-encoded bytes"), caseSensitive)
         XCTAssertEqual(try warning("equal", "/menu/café"), "")

@@ -123,6 +123,9 @@ enum PercentEncodingHint {
             if character == "[", let close = characters[(index + 1)...].firstIndex(of: "]"), close > index + 1,
                characters[(index + 1)..<close].contains(where: { !$0.isASCII }) {
                 let members = characters[(index + 1)..<close]
+                // A negated class matches other characters: alternatives would turn it round
+                // (tester finding tester63a-F6).
+                if members.first == "!" || members.first == "^" { return "write each such character as its percent-encoded bytes" }
                 guard !members.contains(where: { "-!^\\[".contains($0) }) else {
                     return "write each such character as its percent-encoded bytes, and \(classExample) ({%C3%A9,%C3%A8} for [éè])"
                 }
@@ -145,20 +148,29 @@ enum PercentEncodingHint {
         return String(decoding: encoded, as: UTF8.self)
     }
 
-    /// Whether a bracketed class of the regular expression `expression` holds a character past ASCII.
+    /// Whether a bracketed class of the regular expression `expression`, not a negated one (whose
+    /// alternatives would turn it round: tester finding tester63a-F6), holds a character past ASCII.
     private static func holdsNonASCIIInAClass(_ expression: String) -> Bool {
         var escaped = false
         var inClass = false
+        var negated = false
+        var opened = false
         for character in expression {
+            let justOpened = opened
+            opened = false
             if escaped {
                 escaped = false
             } else if character == "\\" {
                 escaped = true
             } else if character == "[" {
                 inClass = true
+                negated = false
+                opened = true
+            } else if justOpened, character == "^" {
+                negated = true
             } else if character == "]" {
                 inClass = false
-            } else if inClass, !character.isASCII {
+            } else if inClass, !negated, !character.isASCII {
                 return true
             }
         }
