@@ -55,7 +55,13 @@ final class CutBodyCountTests: ServerTestCase {
         let count = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(pattern)}"#, headers: tenant)
         XCTAssertEqual(JSONNumber.int(count.object["count"]), 0, count.text)
         XCTAssertNil(count.object["cutBodyMatches"], count.text)
-        XCTAssertNil(count.object["warnings"], count.text)
+        // Said as refused instead (tester63a-F4: after the fix above a count said nothing at all).
+        let refusedID = JSONNumber.int(try E2E.journal(client, tenant: "sm").last?["id"]) ?? -1
+        let said = "1 journaled request (#\(refusedID), 2003 body bytes) matches all but the body pattern, and the server refused its "
+            + "body before taking it (413 past --max-body-size, or 503 past the buffered bodies' budget): the app got that answer, not a mock's"
+        XCTAssertEqual(count.object["warnings"] as? [String], [said], count.text)
+        let find = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern)}"#, headers: tenant)
+        XCTAssertEqual(find.object["warnings"] as? [String], [said], find.text)
         let wait = try client.json("POST", "/catbird/api/requests/wait", #"{"pattern":\#(pattern),"timeout":0}"#, headers: tenant)
         E2E.assertError(wait, status: 408, reasonContains: "POST /m → 413")
         XCTAssertFalse(wait.text.contains("matches but for the body"), wait.text)

@@ -19,6 +19,10 @@ public struct CutBodyMatches: Sendable, Equatable {
     public var firstKept: Int
     /// Its request body's full size in bytes.
     public var firstSize: Int
+    /// Whether these are requests whose body the server refused before taking it (413, 503:
+    /// ``Journal/refusedBodyMatches(of:matching:after:bounds:timeLimit:)``) rather than bodies
+    /// the journal cut.
+    public var refused = false
 
     /// The sentence `count` and `find` answer in `warnings`, and the Swift client's
     /// `requestedMismatch` quotes: `1 journaled request (#3, 65536 of its 100006 body bytes
@@ -27,6 +31,12 @@ public struct CutBodyMatches: Sendable, Equatable {
     /// problem says so, has no more)`.
     public var warning: String {
         let others = count > 1 ? " and \(count - 1) more" : ""
+        if refused {
+            return "\(count) journaled request\(count == 1 ? "" : "s") (#\(firstID), \(firstSize) body bytes\(others)) "
+                + "match\(count == 1 ? "es" : "") all but the body pattern, and the server refused \(count == 1 ? "its body" : "their bodies") "
+                + "before taking \(count == 1 ? "it" : "them") (413 past --max-body-size, or 503 past the buffered bodies' budget): "
+                + "the app got that answer, not a mock's"
+        }
         return "\(count) journaled request\(count == 1 ? "" : "s") (#\(firstID), \(firstKept) of its \(firstSize) body bytes kept\(others)) "
             + "match\(count == 1 ? "es" : "") all but the body pattern, which was tested on the part of the body the journal kept: "
             + "raise --journal-body-limit (a body its client did not finish, its entry's problem says so, has no more)"
@@ -38,7 +48,10 @@ extension Journal {
     /// `--max-body-size`, 503 past the buffered bodies' budget: answered by no mock): its body is
     /// not the journal's cut, and raising `--journal-body-limit` cannot help (tester finding
     /// tester62b-F1: such a 413 was counted in `cutBodyMatches` with that advice).
-    static let bodyReceived = " AND NOT (answered_by = 'none' AND status IN (413, 503))"
+    static let bodyReceived = " AND NOT " + bodyRefused
+
+    /// The condition that keeps only the requests refused before their body was taken (``bodyReceived``).
+    static let bodyRefused = "(answered_by = 'none' AND status IN (413, 503))"
 
     /// How long ``cutBodyMatches(of:matching:after:bounds:timeLimit:)`` may take by default:
     /// 1 second (it follows a count or find that may have taken its own 2 seconds).
@@ -60,6 +73,26 @@ extension Journal {
         of tenant: TenantID, matching pattern: CompiledRequestPattern, after since: Int64 = 0, bounds: JournalFindQuery? = nil,
         timeLimit: Duration = cutBodyTimeLimit
     ) throws -> CutBodyMatches? {
+        try bodyMatches(of: tenant, matching: pattern, after: since, bounds: bounds, timeLimit: timeLimit, refused: false)
+    }
+
+    /// The tenant's entries after `since` (within `bounds`) that match `pattern` in everything
+    /// but its body pattern and whose body the server refused before taking it (413 past
+    /// `--max-body-size`, 503 past the buffered bodies' budget): a count or find leaves them out,
+    /// and says so (tester finding tester63a-F4: after the 413s a count answered 0 without a
+    /// word). Nil when there are none, or as ``cutBodyMatches(of:matching:after:bounds:timeLimit:)``.
+    /// - Throws: `SQLiteError` when reading fails.
+    public func refusedBodyMatches(
+        of tenant: TenantID, matching pattern: CompiledRequestPattern, after since: Int64 = 0, bounds: JournalFindQuery? = nil,
+        timeLimit: Duration = cutBodyTimeLimit
+    ) throws -> CutBodyMatches? {
+        try bodyMatches(of: tenant, matching: pattern, after: since, bounds: bounds, timeLimit: timeLimit, refused: true)
+    }
+
+    private func bodyMatches(
+        of tenant: TenantID, matching pattern: CompiledRequestPattern, after since: Int64, bounds: JournalFindQuery?,
+        timeLimit: Duration, refused: Bool
+    ) throws -> CutBodyMatches? {
         guard pattern.source.body != nil else { return nil }
         var source = pattern.source
         source.body = nil
@@ -71,15 +104,19 @@ extension Journal {
         // With exactly one min() aggregate, SQLite reads the bare columns from the row of the
         // lowest id.
         let sql = "SELECT count(*), min(id), length(request_body), request_body_size FROM journal_rows "
-            + "WHERE tenant = ? AND id > ? AND request_body_truncated = 1" + Self.bodyReceived + boundSQL + withoutBody.conditions + whole.sql
-        let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(after)] + boundBindings + withoutBody.bindings + whole.bindings
+            + "WHERE tenant = ? AND id > ? AND "
+            + (refused ? Self.bodyRefused : "request_body_truncated = 1" + Self.bodyReceived) + boundSQL + withoutBody.conditions
+            + (refused ? "" : whole.sql)
+        let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(after)] + boundBindings + withoutBody.bindings
+            + (refused ? [] : whole.bindings)
         let found: CutBodyMatches?
         do {
             found = try reading(until: deadline, timeLimit: timeLimit, tooSlow: Self.tooSlow(.count, pattern)) { db -> CutBodyMatches? in
                 guard let row = try db.query(sql, bindings).first, let count = row[0].intValue, count > 0,
                       let first = row[1].intValue else { return nil }
                 return CutBodyMatches(
-                    count: Int(count), firstID: first, firstKept: Int(row[2].intValue ?? 0), firstSize: Int(row[3].intValue ?? 0))
+                    count: Int(count), firstID: first, firstKept: Int(row[2].intValue ?? 0), firstSize: Int(row[3].intValue ?? 0),
+                    refused: refused)
             }
         } catch is JournalCountError {
             return nil

@@ -72,7 +72,8 @@ enum JournalRoutes {
                 // Retention deleted some of the tenant's entries: the count misses any of them
                 // that matched, which the answer says (docs/operations.md#retention).
                 let pruned = dependencies.journal.pruned.through(context.tenant)
-                let warnings = NeverMatchingMock.journalPatternWarnings(for: body.pattern) + (cut.map { [$0.warning] } ?? [])
+                let refused = try dependencies.journal.refusedBodyMatches(of: context.tenant, matching: pattern)
+                let warnings = NeverMatchingMock.journalPatternWarnings(for: body.pattern) + [cut, refused].compactMap { $0?.warning }
                 return JSONBody.response(CatbirdCountAnswer(
                     count: count, cutBodyMatches: cut?.count, warnings: warnings.isEmpty ? nil : warnings,
                     prunedThrough: pruned > 0 ? Int64(pruned) : nil))
@@ -93,6 +94,11 @@ enum JournalRoutes {
                 {
                     page.appendMember("cutBodyMatches", json: String(cut.count))
                     warnings.append(cut.warning)
+                }
+                if let refused = try dependencies.journal.refusedBodyMatches(
+                    of: context.tenant, matching: pattern, after: query.page.since ?? 0, bounds: query)
+                {
+                    warnings.append(refused.warning)
                 }
                 if !warnings.isEmpty { page.appendMember("warnings", json: "[" + warnings.map(JSONText.string).joined(separator: ",") + "]") }
                 return JSONBody.page(page)
