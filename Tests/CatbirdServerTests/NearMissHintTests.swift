@@ -205,4 +205,21 @@ final class NearMissHintTests: ServerTestCase {
         }
         XCTAssertFalse(try reason("/api/feed?page=1&size=20&_=1733280000000", tenant: "qp2").contains("without its query"))
     }
+
+    /// Regression (tester finding tester63b-F5, its case): a request that adds a query parameter
+    /// to a mock's (a cache-buster, `&t=123`) got only "url differs". The reason names the added
+    /// parameter and a wildcard for it, which answers.
+    func testAnAddedQueryParameterIsNamedWithAWildcard() throws {
+        try update("qx", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/api/feed?page=1"}},"response":{"status":200}}"#)
+        let feed = try mockID("qx", url: "/api/feed?page=1")
+        let added = try reason("/api/feed?page=1&t=123", tenant: "qx")
+        XCTAssertTrue(
+            added.contains(#"; mock \#(feed)'s url "/api/feed?page=1" has the request's path and query parameters but "t=123", which the "#
+                + #"request adds: equal compares the whole request-target; write a wildcard for the added ones, "/api/feed\\?page=1&t=*""#),
+            added)
+        try update("qx", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"wildcard","value":"/api/feed\\?page=1&t=*"}},"response":{"status":200}}"#)
+        XCTAssertEqual(try client.request("GET", "/api/feed?page=1&t=456", headers: E2E.tenantHeader("qx")).status, 200, "the wildcard given answers")
+        // A parameter missing from the request is no such hint.
+        XCTAssertFalse(try reason("/api/feed?t=1", tenant: "qx").contains("which the request adds"))
+    }
 }

@@ -12,7 +12,8 @@ import CatbirdSupport
 /// - a method that differs only in case (`"method": "get"`, a WireMock or JavaScript habit), the
 ///   rest of the mock matching: `mock 88's method "get" differs from the request's "GET" only in
 ///   case: methods are compared case-sensitively, as sent (RFC 9110 section 9.1), so write "GET"`;
-/// - an `equal` url with the request's query parameters in another order;
+/// - an `equal` url with the request's query parameters in another order, or with some of them
+///   only (``queryExtra(_:target:)``: a cache-buster the app adds);
 /// - an `equal` url that is the target with a query's space written `+` for `%20` or the other
 ///   way, or in other letter case (``querySpace(_:target:)``, ``urlCase(_:target:)``);
 /// - an `equal` url that is the path of a proxy-form (absolute-form) request, which is matched
@@ -45,6 +46,7 @@ enum NearMissHints {
         var bytes = target
         let hasQuery = bytes.withUTF8 { $0.contains(UInt8(ascii: "?")) }
         if hasQuery, let hint = first(of: report, { mock, _ in queryOrder(mock, target: target) }) { hints.append(hint) }
+        if hasQuery, let hint = first(of: report, { mock, _ in queryExtra(mock, target: target) }) { hints.append(hint) }
         if hasQuery, let hint = first(of: report, { mock, _ in querySpace(mock, target: target) }) { hints.append(hint) }
         if let hint = first(of: report, { mock, _ in urlCase(mock, target: target) }) { hints.append(hint) }
         if let hint = first(of: report, { mock, _ in requestForm(mock, target: target) }) { hints.append(hint) }
@@ -121,6 +123,47 @@ enum NearMissHints {
               parameters(url.value[expectedQuery...]) == parameters(target[query...]) else { return nil }
         return "mock \(mock.id)'s url \(JSONText.shortString(url.value)) has the request's query parameters in another "
             + "order: equal compares the request-target as sent, so write them in the app's order, \(JSONText.shortString(target))"
+    }
+
+    /// The hint when `mock`'s `equal` url has the request's path and some of its query parameters,
+    /// and the request adds others (tester finding tester63b-F5: a cache-buster `&t=123` got
+    /// only "url differs"): `mock 4's url "/api/feed?page=1" has the request's path and query
+    /// parameters but "t=123", which the request adds: equal compares the whole request-target;
+    /// write a wildcard for the added ones, "/api/feed\\?page=1&t=*"` (each added parameter's
+    /// value as `*`, wildcard characters of the rest escaped; in the request's order).
+    private static func queryExtra(_ mock: Mock, target: String) -> String? {
+        let url = mock.patternURL
+        guard url.kind == .equal, let query = target.firstIndex(of: "?"), let expectedQuery = url.value.firstIndex(of: "?"),
+              url.value[..<expectedQuery] == target[..<query] else { return nil }
+        var wanted = parameters(url.value[expectedQuery...])
+        var added: [Substring] = []
+        for parameter in target[query...].dropFirst().split(separator: "&", omittingEmptySubsequences: false) {
+            if let index = wanted.firstIndex(of: parameter) { wanted.remove(at: index) } else { added.append(parameter) }
+        }
+        guard wanted.isEmpty, !added.isEmpty else { return nil }
+        var wildcard = escapedForWildcard(target[..<query]) + "\\?"
+        for (index, parameter) in target[query...].dropFirst().split(separator: "&", omittingEmptySubsequences: false).enumerated() {
+            if index > 0 { wildcard += "&" }
+            if added.contains(parameter), let equals = parameter.firstIndex(of: "=") {
+                wildcard += escapedForWildcard(parameter[...equals]) + "*"
+            } else {
+                wildcard += escapedForWildcard(parameter)
+            }
+        }
+        let shown = added.prefix(3).map { JSONText.shortString(String($0)) }.joined(separator: ", ") + (added.count > 3 ? ", …" : "")
+        return "mock \(mock.id)'s url \(JSONText.shortString(url.value)) has the request's path and query parameters but \(shown), "
+            + "which the request adds: equal compares the whole request-target; write a wildcard for the added ones, "
+            + "\(JSONText.shortString(wildcard))"
+    }
+
+    /// `text` with the characters a wildcard reads as its own (`*`, `?`, `[`, `]`, `{`, `}`, `\\`) escaped.
+    private static func escapedForWildcard(_ text: Substring) -> String {
+        var out = ""
+        for character in text {
+            if "*?[]{}\\".contains(character) { out.append("\\") }
+            out.append(character)
+        }
+        return out
     }
 
     /// A query's parameters (after its `?`), sorted: equal for the same ones in any order.
