@@ -10,8 +10,9 @@ import CatbirdSupport
 /// The searches keep reading the wall clock (cheap); only once the request's deadline has
 /// passed on it is the thread's CPU time read (``ThreadCPUTime``): the search goes on while the
 /// thread has used less than the budget since matching began, up to ``wallCap`` times the
-/// budget of wall time, so a starved thread still ends (and says so: ``starvedAfter``). A deadline other than the request's
-/// (a worker's slice, the default tenant's 1 ms for another tenant's request) stays wall time.
+/// budget of wall time, so a starved thread still ends (and says so: ``starvedAfter``). A
+/// deadline other than the request's (a worker's slice, the default tenant's 1 ms for another
+/// tenant's request) stays wall time.
 public enum WholeBudget {
     /// How many budgets of wall time a request's matching may take at most: 30 (3 s for the
     /// 100 ms budget). A thread at nice 10 (the matching lanes') gets about a tenth of a core
