@@ -39,7 +39,12 @@ enum MissingParallelIdNote {
             + "(\(JSONText.shortString(tenant.rawValue)))?"
     }
 
+    /// The default tenant's first entry after `since` that `pattern` matches, waiting for its
+    /// queued rows at most ``searchLimit`` (a journal writer held by a locked or full database
+    /// would otherwise hold the 408 for its 5-s patience).
     private static func first(_ journal: Journal, _ pattern: CompiledRequestPattern, after since: Int64) -> CatbirdRequest? {
-        (try? journal.firstMatch(of: .defaultTenant, matching: pattern, after: since, timeLimit: searchLimit))?.entry
+        let deadline = ContinuousClock.now.advanced(by: searchLimit)
+        return (try? journal.firstMatch(of: .defaultTenant, matching: pattern, after: since, timeLimit: searchLimit, flushingBefore: deadline))?
+            .entry
     }
 }
