@@ -61,8 +61,9 @@ package enum JSONTextCheck {
         package var numberOutOfRange: (path: String, literal: String)?
         /// The first few numbers written with a fraction that a 64-bit float loses whole
         /// (`9007199254740993.5` reads as a whole number): each one's path as keys and array
-        /// positions, and its text. At most ``numbersLosingFractionKept``.
-        package var numbersLosingFraction: [(steps: [PathStep], literal: String)] = []
+        /// positions, as the reasons write it (`response.limit`), and its text. At most
+        /// ``numbersLosingFractionKept``.
+        package var numbersLosingFraction: [(steps: [PathStep], path: String, literal: String)] = []
         /// The deepest nesting of arrays and objects, as far as the scan went.
         package var deepestNesting = 0
         /// What the text is called in the reasons (`the JSON body has …`, `the JSON file has …`).

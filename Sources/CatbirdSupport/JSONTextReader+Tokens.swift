@@ -144,7 +144,8 @@ extension JSONTextReader {
            let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite, value.rounded() == value {
             // Written with a fraction its float lost whole (tester finding tester60a-F1, a mock's
             // `limit`; tester63a-F2: also with an exponent, `45035996273704975e-1`).
-            findings.numbersLosingFraction.append((steps(of: stack[...]), String(decoding: bytes[start..<index], as: UTF8.self)))
+            findings.numbersLosingFraction.append(
+                (steps(of: stack[...]), path(of: stack[...]), String(decoding: bytes[start..<index], as: UTF8.self)))
         }
     }
 

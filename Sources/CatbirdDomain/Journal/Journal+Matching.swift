@@ -156,10 +156,7 @@ extension Journal {
         of tenant: TenantID, _ pattern: CompiledRequestPattern, after since: Int64, through: Int64,
         timeLimit: Duration = defaultCountTimeLimit
     ) throws -> Set<Int64> {
-        guard pattern.source.body != nil, through > since else { return [] }
-        var source = pattern.source
-        source.body = nil
-        guard let withoutBody = try? CompiledRequestPattern(source) else { return [] }
+        guard through > since, let withoutBody = pattern.withoutBody else { return [] }
         var ids: Set<Int64> = []
         try matches(of: tenant, withoutBody, .wait, after: since, timeLimit: timeLimit) { id in
             guard id <= through else { return false }

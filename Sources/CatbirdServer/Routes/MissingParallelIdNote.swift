@@ -24,13 +24,9 @@ enum MissingParallelIdNote {
         guard !tenant.isDefault else { return nil }
         var matching = "matching it"
         var found = first(journal, pattern, after: since)
-        if found == nil, pattern.source.body != nil {
-            var source = pattern.source
-            source.body = nil
-            if let withoutBody = try? CompiledRequestPattern(source), let entry = first(journal, withoutBody, after: since) {
-                found = entry
-                matching = "matching it but for the body pattern (its body refused or cut by the journal)"
-            }
+        if found == nil, let withoutBody = pattern.withoutBody, let entry = first(journal, withoutBody, after: since) {
+            found = entry
+            matching = "matching it but for the body pattern (its body refused or cut by the journal)"
         }
         guard let entry = found else { return nil }
         let status = entry.response.status.map(String.init) ?? "?"

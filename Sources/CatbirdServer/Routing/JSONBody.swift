@@ -114,26 +114,16 @@ enum JSONBody {
     /// probed with `0.5` in its place (``RefusedFractions``). Nil when there is none, or every
     /// one is in a field that takes fractions (SQL `params`, a wait's `timeout`).
     private static func lostFractionReason(
-        _ numbers: [(steps: [JSONTextCheck.PathStep], literal: String)], data: Data, decodes: (Data) -> Bool
+        _ numbers: [(steps: [JSONTextCheck.PathStep], path: String, literal: String)], data: Data, decodes: (Data) -> Bool
     ) -> String? {
         guard !numbers.isEmpty, let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
         let probed = numbers.map { number in
-            RefusedFractions.Number(path: number.steps, shown: "'\(pathText(number.steps))' (\(number.literal))", value: 0.5)
+            RefusedFractions.Number(path: number.steps, shown: "'\(number.path)' (\(number.literal))", value: 0.5)
         }
         let refused = RefusedFractions.refused(probed, in: parsed, decodes: decodes)
         guard !refused.isEmpty else { return nil }
         return refused.map(\.shown).joined(separator: ", ")
             + " must be a whole number (a number written with a fraction is read as a 64-bit float, which lost this one's)"
-    }
-
-    /// `response.limit`, `params[2]`: `steps` as the reasons write a path.
-    private static func pathText(_ steps: [JSONTextCheck.PathStep]) -> String {
-        steps.reduce(into: "") { text, step in
-            switch step {
-            case let .key(key): text += (text.isEmpty ? "" : ".") + JSONText.shortText(key)
-            case let .index(index): text += "[\(index)]"
-            }
-        }
     }
 
     /// The most JSON values a control body may hold: 100,000. The largest any route takes is

@@ -111,9 +111,10 @@ struct NotFoundAnswer {
             // For the first near miss it fits, closest or not: a byte distance makes one letter
             // sent percent-encoded six edits, so a sibling mock may tie the one the app means
             // (tester finding tester63b-F2: `/api/cafe` tied `/api/café` for `/api/caf%C3%A9`, and the hint was lost).
-            for (index, near) in report.closest.enumerated() {
-                guard let hint = PercentEncodingHint.hint(near.mock, target: target) else { continue }
-                appendClause(index == 0 ? hint : "mock \(near.mock.id) (another near miss): " + hint, to: &out)
+            // By index: a copy of a near miss retains its mock and comparison (NearMissHints).
+            for index in report.closest.indices {
+                guard let hint = PercentEncodingHint.hint(report.closest[index].mock, target: target) else { continue }
+                appendClause(index == 0 ? hint : "mock \(report.closest[index].mock.id) (another near miss): " + hint, to: &out)
                 break
             }
             for hint in NearMissHints.hints(report, method: method, target: target) { appendClause(hint, to: &out) }
