@@ -67,7 +67,12 @@ final class CommandLineTests: XCTestCase {
             (["-h", "extra"], "'-h' takes no other arguments: run `catbird --help` alone"),
             (["--port", "1", "--help"], "'--help' takes no other arguments: run `catbird --help` alone"),
             (["--redirect-url", "ftp://example.com"], "redirect URL must be an http:// or https:// URL"),
-            (["--redirect-url", "http://example.com/?q=1"], "redirect URL must be"),
+            (["--redirect-url", "http://example.com/?q=1"], "redirect URL must be an http:// or https:// URL with a host and no query, not 'http://example.com/?q=1'"),
+            // tester64a-F2: a fragment was refused as "no query".
+            (["--redirect-url", "http://example.com/api#top"],
+             "redirect URL must be an http:// or https:// URL with a host and no fragment ('#…'), not 'http://example.com/api#top'"),
+            (["--redirect-url", "http://example.com/?q=1#top"],
+             "redirect URL must be an http:// or https:// URL with a host and no fragment ('#…'), not 'http://example.com/?q=1#top'"),
             // T15B-F13: accepted, then every forwarded request was a 502 `URL using bad/illegal format`.
             (["--redirect-url", "http://127.0.0.1:19290/a b"],
              "redirect URL 'http://127.0.0.1:19290/a b' cannot be forwarded to: a space at byte 24 cannot be sent in a URL as is: write it percent-encoded"),

@@ -72,6 +72,18 @@ final class HARRequestFieldsTests: ServerTestCase {
         XCTAssertEqual(try E2E.journal(client, tenant: nil).map { $0["url"] as? String }, ["/fr/a?x=1#frag", "http://api.test:81/fr/b?x=1#frag"])
     }
 
+    /// Tester finding tester64a-F1, its target `/fq/p#x?a=1`: the `?` inside the raw fragment was
+    /// taken for a query, so `queryString` held `a=1` while `request.url` (fragment left out) had
+    /// no query. A `?` before the fragment still starts one.
+    func testAQuestionMarkInsideARawFragmentStartsNoQuery() throws {
+        XCTAssertTrue(try E2E.exchange(server, "GET /fq/p#x?a=1 HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 404 "))
+        XCTAssertTrue(try E2E.exchange(server, "GET /fq/q?b=2#y?c=3 HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 404 "))
+        let requests = try exportedEntries(2).map { $0["request"] as? [String: Any] }
+        XCTAssertEqual(requests.map { $0?["url"] as? String }, ["http://api.test/fq/p", "http://api.test/fq/q?b=2"])
+        let pairs = requests.map { ($0?["queryString"] as? [[String: Any]])?.map { "\($0["name"] ?? "")=\($0["value"] ?? "")" } }
+        XCTAssertEqual(pairs, [[], ["b=2"]])
+    }
+
     /// Regression: `request.url` was `http://127.0.0.1*` for the target `*`, and held raw
     /// spaces, tabs and control characters (`http://127.0.0.1/sp ace`): not URLs.
     func testTheURLIsAValidURLWhateverTheTargetHeld() throws {

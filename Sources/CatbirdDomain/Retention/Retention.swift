@@ -8,8 +8,10 @@ import Synchronization
 /// connection is let go between batches, so journal writes and control changes interleave with
 /// pruning instead of waiting for it.
 ///
-/// Journal rows past the age limit are pruned oldest first by id (ids grow with arrival, so the
-/// oldest rows are the lowest ids): no scan of the whole table per pass. Past the row limit,
+/// Journal rows past the age limit are pruned lowest id first, stopping at the first row not
+/// old enough: no scan of the whole table per pass. Ids grow in the order rows are written
+/// (after a `delay` or an upstream's answer) while `time` is when the answer was chosen, so a
+/// delayed row goes late by at most its delay (docs/operations.md#retention). Past the row limit,
 /// the rows go from the tenants holding the most (``JournalShares``), each losing its oldest.
 /// Every pruned row's tenant and id are noted (``JournalPruned``), so the tenant's reads that
 /// reach them say so.

@@ -234,9 +234,14 @@ extension HAREntry {
     /// The target's query string as pairs, percent-decoded (`+` a space); a pair whose name or
     /// value is kept as sent, its decoded bytes not being UTF-8, says so in its `comment`, since
     /// `q=%E9` kept as sent reads as `q=%25E9` decoded (tester finding tester39a-F5).
+    ///
+    /// A raw fragment is left out first, as in ``absoluteURL(_:method:host:origin:)``: a `?` in it
+    /// (`/p#x?a=1`) starts no query (tester finding tester64a-F1: `a=1` was exported as a pair of a
+    /// url that has no query).
     static func queryString(_ target: String) -> [NameValue] {
-        guard let mark = target.firstIndex(of: "?") else { return [] }
-        let query = target[target.index(after: mark)...].prefix { $0 != "#" }
+        let beforeFragment = target.prefix { $0 != "#" }
+        guard let mark = beforeFragment.firstIndex(of: "?") else { return [] }
+        let query = beforeFragment[beforeFragment.index(after: mark)...]
         return QueryParameters.decodedPairs(query).map {
             NameValue(name: $0.name, value: $0.value, comment: $0.keptAsSent ? Self.keptAsSentComment : nil)
         }
