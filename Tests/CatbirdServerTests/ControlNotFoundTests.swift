@@ -130,4 +130,29 @@ final class ControlNotFoundTests: ServerTestCase {
             }
         }
     }
+
+    /// Tester finding tester65b-F2, its paths: an escape of a letter was read in the segments
+    /// after a journal id (`…/requests/{id}/%72equest/body`: 200) but not elsewhere
+    /// (`/catbird/api/%72equests`, `/catbird/api/request%73/{id}`: 404 "no control route").
+    /// A control path is read in RFC 3986's normal form, where `%72` is `r`, in every segment.
+    func testAnEscapedUnreservedCharacterIsThatCharacterInEverySegment() throws {
+        try E2E.addMock(client, tenant: nil, url: "/pe/a", body: "ok")
+        XCTAssertEqual(try client.request("GET", "/pe/a").status, 200)
+        let id = try XCTUnwrap(try E2E.journal(client, tenant: nil, once: 1).first?["id"] as? Int)
+        for path in [
+            "/catbird/api/requests/\(id)/%72equest/body", "/catbird/api/%72equests/\(id)", "/catbird/api/request%73/\(id)",
+            "/catbird/api/%72%65%71uests/\(id)", "/catbird/%61pi/requests/\(id)/response/bod%79",
+        ] {
+            let answer = try client.request("GET", path)
+            XCTAssertEqual(answer.status, 200, "\(path): \(answer.text)")
+        }
+        let listing = try client.request("GET", "/catbird/api/%72equests?limit=1")
+        XCTAssertEqual(listing.status, 200, listing.text)
+        XCTAssertEqual((listing.object["requests"] as? [[String: Any]])?.first?["url"] as? String, "/pe/a")
+        XCTAssertEqual(try client.request("POST", "/catbird/api/mock%73", headers: [("Content-Type", "application/json")], body: Array(#"{"type":"removeAll"}"#.utf8)).status, 204)
+        // The 404 of a path that stays unknown names it as sent; `%2F` is no `/`.
+        let unknown = try client.request("GET", "/catbird/api/%72equests%2F\(id)")
+        XCTAssertEqual(unknown.status, 404, unknown.text)
+        XCTAssertTrue((unknown.object["reason"] as? String ?? "").hasPrefix("no control route GET \"/catbird/api/%72equests%2F\(id)\""), unknown.text)
+    }
 }

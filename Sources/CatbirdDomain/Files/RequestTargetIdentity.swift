@@ -31,40 +31,12 @@ struct RequestTargetIdentity: Equatable {
             rest = rest[authorityEnd...]
         }
         let queryStart = rest.firstIndex(of: "?")
-        var path = Self.withoutDotSegments(Self.normalizedEscapes(queryStart.map { rest[..<$0] } ?? rest))
+        var path = Self.withoutDotSegments(PercentDecoding.normalizedEscapes(queryStart.map { rest[..<$0] } ?? rest))
         if scheme != nil, path.isEmpty { path = [UInt8(ascii: "/")] }
         output += path
-        if let queryStart { output += Self.normalizedEscapes(rest[queryStart...]) }
+        if let queryStart { output += PercentDecoding.normalizedEscapes(rest[queryStart...]) }
         bytes = output
     }
-
-    /// RFC 3986's unreserved characters: letters, digits, `-`, `.`, `_`, `~`.
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        ASCIIByte.isLetter(byte) || ASCIIByte.isDigit(byte) || "-._~".utf8.contains(byte)
-    }
-
-    /// `text`'s bytes with each escape of an unreserved character decoded and the hex digits of
-    /// the others uppercased; a `%` that starts no escape kept.
-    private static func normalizedEscapes(_ text: Substring) -> [UInt8] {
-        let input = Array(text.utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(input.count)
-        var index = 0
-        while index < input.count {
-            let byte = input[index]
-            if byte == UInt8(ascii: "%"), index + 2 < input.count,
-               let high = ASCIIByte.hexValue(input[index + 1]), let low = ASCIIByte.hexValue(input[index + 2]) {
-                let decoded = high << 4 | low
-                output += isUnreserved(decoded) ? [decoded] : [byte, ASCIICase.upper(input[index + 1]), ASCIICase.upper(input[index + 2])]
-                index += 3
-            } else {
-                output.append(byte)
-                index += 1
-            }
-        }
-        return output
-    }
-
 
     /// `path` with its `.` and `..` segments applied (RFC 3986 section 5.2.4): `/a/./b/../c` is
     /// `/a/c`, `/a/.` is `/a/`.

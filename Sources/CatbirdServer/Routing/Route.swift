@@ -295,19 +295,25 @@ struct RouteTable: Sendable {
         }
     }
 
-    /// The route that answers `request`, with its parameter as sent (``Route/match(_:)``).
+    /// The route that answers `request`, with its parameter (``Route/match(_:)``) as sent but for
+    /// escapes of unreserved characters, decoded in the whole path first.
     /// - Throws: 404 with the route probably meant when no route has its path, 405 with
     ///   `Allow` when none of those takes its method.
     func route(for request: HTTPRequest) throws(APIError) -> (Route, Substring) {
+        // RFC 3986 §6.2.2's normal form: `%72equests` is `requests` in every segment, as it was
+        // only in a parameter route's segments (tester finding tester65b-F2:
+        // `/catbird/api/%72equests` was a 404, `…/requests/1/%72equest/body` a 200).
+        let path = request.path.utf8.contains(UInt8(ascii: "%"))
+            ? Substring(String(decoding: PercentDecoding.normalizedEscapes(request.path), as: UTF8.self)) : request.path
         var allowed: [String] = []
         // An exact path wins over a parameter route's prefix: `GET /catbird/api/requests/count`
         // is a 405 of the count route, not entry "count".
-        let exactPathExists = routes.contains { !$0.hasParameter && $0.path == request.path }
+        let exactPathExists = routes.contains { !$0.hasParameter && $0.path == path }
         for route in routes where !(exactPathExists && route.hasParameter) {
-            guard let parameter = route.match(request.path) else { continue }
+            guard let parameter = route.match(path) else { continue }
             guard Self.answers(route.method, request.method) else {
                 // A parameter route offers its methods only for a path of its shape (``Route/fits(_:)``).
-                guard route.fits(request.path) else { continue }
+                guard route.fits(path) else { continue }
                 for method in Self.methodsServed(by: route.method) where !allowed.contains(method) { allowed.append(method) }
                 continue
             }
@@ -317,13 +323,13 @@ struct RouteTable: Sendable {
             // tester30a-F2). A path of its shape but for an id (`DELETE /catbird/api/mocks/x`,
             // `DELETE /catbird/api/tenants/` with an unset id variable) is the handler's: its
             // 400 says what an id is (T12-F6), where the route near it would act on every tenant.
-            if !route.fitsButForPlaceholders(request.path), let meant = suggestion(method: request.method, path: request.path) {
+            if !route.fitsButForPlaceholders(path), let meant = suggestion(method: request.method, path: path) {
                 throw .noControlRoute(request.method, request.path, meant: meant)
             }
             return (route, parameter)
         }
         guard !allowed.isEmpty else {
-            throw .noControlRoute(request.method, request.path, meant: suggestion(method: request.method, path: request.path))
+            throw .noControlRoute(request.method, request.path, meant: suggestion(method: request.method, path: path))
         }
         throw .methodNotAllowed(allowed.joined(separator: ", "))
     }
