@@ -237,6 +237,39 @@ final class AdminTokenTests: XCTestCase {
         XCTAssertFalse(page.text.contains("s3cr3t"), page.text)
     }
 
+    /// Tester finding tester65b-F1, its exact input: with `--admin-token s3cret`, a mock on
+    /// `X-Env: equal "s3cret"` answered `GET /env`, then count, find and wait with that pattern
+    /// said 0, nothing and a 408 without a word: the journal keeps the value as `[redacted]`.
+    /// They still read the journal as kept (the token never leaves it), and now say so; the
+    /// pattern on `[redacted]` they name counts the request.
+    func testAJournalPatternNamingTheTokenSaysTheJournalKeepsItRedacted() throws {
+        let server = try TestServer { $0.adminToken = "s3cret" }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let tenant = E2E.tenantHeader("red1")
+        let pattern = #"{"method":"GET","url":{"kind":"equal","value":"/env"},"headers":{"X-Env":{"kind":"equal","value":"s3cret"}}}"#
+        let update = try client.json(
+            "POST", "/catbird/api/mocks", #"{"type":"update","pattern":\#(pattern),"response":{"status":200,"body":"b2s="}}"#, headers: tenant)
+        XCTAssertEqual(update.status, 201, update.text)
+        XCTAssertEqual(try client.request("GET", "/env", headers: tenant + [("X-Env", "s3cret")]).text, "ok")
+        let warning = #"header pattern X-Env names the admin token, which the journal keeps as [redacted] wherever a request sent it (docs/operations.md#admin-token): this pattern matches such a request only where it names [redacted] in the token's place (X-Env: equal "[redacted]")"#
+        let count = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(pattern)}"#, headers: tenant)
+        XCTAssertEqual(count.status, 200, count.text)
+        XCTAssertEqual(JSONNumber.int(count.object["count"]), 0, count.text)
+        XCTAssertEqual(count.object["warnings"] as? [String], [warning], count.text)
+        let find = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern)}"#, headers: tenant)
+        XCTAssertEqual((find.object["requests"] as? [Any])?.count, 0, find.text)
+        XCTAssertEqual(find.object["warnings"] as? [String], [warning], find.text)
+        let wait = try client.json("POST", "/catbird/api/requests/wait", #"{"timeout":0,"pattern":\#(pattern)}"#, headers: tenant)
+        XCTAssertEqual(wait.status, 408, wait.text)
+        XCTAssertTrue((wait.object["reason"] as? String ?? "").contains("; " + warning), wait.text)
+        let redacted = pattern.replacingOccurrences(of: "s3cret", with: "[redacted]")
+        XCTAssertEqual(try E2E.count(client, tenant: "red1", patternJSON: redacted), 1)
+        // A pattern without the token: no warning.
+        let plain = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(redacted)}"#, headers: tenant)
+        XCTAssertNil(plain.object["warnings"], plain.text)
+    }
+
     /// Sends `GET /x` (a 404) once per field of `sent`, each alone, reads the default tenant's
     /// journal without the token, and asserts each field was journaled as its `journaled`
     /// value, in order. Returns the journal page's text.

@@ -134,16 +134,23 @@ final class FileMissReasonTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(#"{"page":2}"#.utf8).write(to: directory.appendingPathComponent("list?page=2"))
         try Data(#"{"all":1}"#.utf8).write(to: directory.appendingPathComponent("items.json"))
+        try Data("qx".utf8).write(to: directory.appendingPathComponent("q?x"))  // tester65a-F1's recording of /q%3Fx
         // A collection recorded without the option, then moved into its index by an item
         // (tester finding tester37a-F2: no hint for it).
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("users"), withIntermediateDirectories: true)
         try Data(#"{"users":[]}"#.utf8).write(to: directory.appendingPathComponent("users/index"))
         let root = directory.resolvingSymlinksInPath().path
-        let cases: [(withQuery: Bool, missed: String, tried: String, hint: String, served: String, body: String)] = [
-            (false, "/list?page=2", "list", "list?page=2 is there: its name holds the query, which is served with --files-with-query",
-             "/items.json?page=2", #"{"all":1}"#),
+        let cases: [(withQuery: Bool, missed: String, tried: String, hint: String, served: [(target: String, body: String)])] = [
+            // Tester finding tester65a-F1: a name holding a '?' is served without the option
+            // too, to the target that sends it as %3F (as record mode without it wrote it from
+            // `/q%3Fx`); the hint sent users to --files-with-query only.
+            (false, "/list?page=2", "list",
+             "list?page=2 is there: its name holds the query, which is served with --files-with-query, or without it to /list%3Fpage=2 (a '?' in a file name is %3F in the path)",
+             [("/list%3Fpage=2", #"{"page":2}"#), ("/items.json?page=2", #"{"all":1}"#)]),
+            (false, "/q?x", "q", "q?x is there: its name holds the query, which is served with --files-with-query, or without it to /q%3Fx (a '?' in a file name is %3F in the path)",
+             [("/q%3Fx", "qx")]),
             (true, "/items.json?page=2", "items.json?page=2",
-             "items.json is there: its name leaves the query out, which is served without --files-with-query", "/list?page=2", #"{"page":2}"#),
+             "items.json is there: its name leaves the query out, which is served without --files-with-query", [("/list?page=2", #"{"page":2}"#)]),
         ]
         var with: TestServer?
         for rule in cases {
@@ -153,9 +160,9 @@ final class FileMissReasonTests: XCTestCase {
             }
             let missed = try server.client().request("GET", rule.missed)
             XCTAssertEqual(missed.status, 404)
-            XCTAssertTrue((missed.object["reason"] as? String ?? "").hasSuffix(
-                "no file mock in \(root) (tried \(rule.tried)); \(rule.hint) (docs/files.md#query-strings)"), missed.text)
-            XCTAssertEqual(try server.client().request("GET", rule.served).text, rule.body)
+            let reason = missed.object["reason"] as? String ?? ""
+            XCTAssertTrue(reason.hasSuffix("no file mock in \(root) (tried \(rule.tried)); \(rule.hint) (docs/files.md#query-strings)"), missed.text)
+            for served in rule.served { XCTAssertEqual(try server.client().request("GET", served.target).text, served.body, served.target) }
             with = server
         }
         let collection = try XCTUnwrap(with).client().request("GET", "/users?size=20")

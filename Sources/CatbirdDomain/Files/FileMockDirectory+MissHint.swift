@@ -67,9 +67,18 @@ extension FileMockDirectory {
         // and moved into `api/users/index` by its item got no hint).
         let names = other.candidates(target: target, accept: accept) + other.indexCandidates(target: target, accept: accept)
         guard let found = names.first(where: { name in confined(name).flatMap(Self.regularFile) != nil }) else { return nil }
-        return includesQuery
-            ? "\(found) is there: its name leaves the query out, which is served without --files-with-query (docs/files.md#query-strings)"
-            : "\(found) is there: its name holds the query, which is served with --files-with-query (docs/files.md#query-strings)"
+        if includesQuery {
+            return "\(found) is there: its name leaves the query out, which is served without --files-with-query (docs/files.md#query-strings)"
+        }
+        // Without the option the file is served too, to the target whose `?` is sent as `%3F`
+        // (how record mode without the option came to write it: tester finding tester65a-F1,
+        // `/q%3Fx` recorded `q?x`, and `GET /q?x` was sent to --files-with-query only).
+        let encoded = String(target[..<query]) + "%3F" + target[target.index(after: query)...]
+        let servedEncoded = (candidates(target: encoded, accept: accept) + indexCandidates(target: encoded, accept: accept))
+            .contains { name in confined(name).flatMap(Self.regularFile) != nil }
+        return "\(found) is there: its name holds the query, which is served with --files-with-query"
+            + (servedEncoded ? ", or without it to \(encoded) (a '?' in a file name is %3F in the path)" : "")
+            + " (docs/files.md#query-strings)"
     }
 
     /// Why nothing in the directory can be served, or recorded into (`recording`), any more,

@@ -73,7 +73,7 @@ enum JournalRoutes {
                 // that matched, which the answer says (docs/operations.md#retention).
                 let pruned = dependencies.journal.pruned.through(context.tenant)
                 let refused = try dependencies.journal.refusedBodyMatches(of: context.tenant, matching: pattern)
-                let warnings = NeverMatchingMock.journalPatternWarnings(for: body.pattern) + [cut, refused].compactMap { $0?.warning }
+                let warnings = NeverMatchingMock.journalPatternWarnings(for: body.pattern, admin: dependencies.admin) + [cut, refused].compactMap { $0?.warning }
                 return JSONBody.response(CatbirdCountAnswer(
                     count: count, cutBodyMatches: cut?.count, warnings: warnings.isEmpty ? nil : warnings,
                     prunedThrough: pruned > 0 ? Int64(pruned) : nil))
@@ -88,7 +88,7 @@ enum JournalRoutes {
                 let query = try findQuery(body)
                 let (pattern, timeLimit) = try compiled(body.pattern)
                 var page = try dependencies.journal.find(of: context.tenant, matching: pattern, query, timeLimit: timeLimit)
-                var warnings = NeverMatchingMock.journalPatternWarnings(for: body.pattern)
+                var warnings = NeverMatchingMock.journalPatternWarnings(for: body.pattern, admin: dependencies.admin)
                 if let cut = try dependencies.journal.cutBodyMatches(
                     of: context.tenant, matching: pattern, after: query.page.since ?? 0, bounds: query)
                 {

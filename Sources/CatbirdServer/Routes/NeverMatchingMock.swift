@@ -24,9 +24,11 @@ enum NeverMatchingMock {
     ///   `update`), "this pattern" (a count, find or wait: tester finding tester20b-F11, they
     ///   counted 0 without a word).
     /// The warnings of a `count`, `find` or `wait` pattern: ``warnings(for:subject:)`` said of
-    /// "this pattern", then ``NonASCIIURLWarning`` (tester finding tester61a-F2).
-    static func journalPatternWarnings(for pattern: RequestPattern) -> [String] {
-        warnings(for: pattern, subject: "this pattern") + [NonASCIIURLWarning.warning(for: pattern, subject: "this pattern")].compactMap { $0 }
+    /// "this pattern", then ``NonASCIIURLWarning`` (tester finding tester61a-F2), then
+    /// ``RedactedTokenWarning`` (tester finding tester65b-F1).
+    static func journalPatternWarnings(for pattern: RequestPattern, admin: AdminAccess) -> [String] {
+        warnings(for: pattern, subject: "this pattern")
+            + [NonASCIIURLWarning.warning(for: pattern, subject: "this pattern"), RedactedTokenWarning.warning(for: pattern, admin: admin)].compactMap { $0 }
     }
 
     static func warnings(for pattern: RequestPattern, subject: String = "this mock") -> [String] {

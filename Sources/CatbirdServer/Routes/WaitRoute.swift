@@ -210,7 +210,7 @@ final class RequestWait: Sendable {
         return APIError(
             status: 408,
             reason: "no request matching \(source.shownInNearMisses.summary) arrived within \(seconds) s; after entry \(since) the journal has: \(arrived)"
-                + prunedNote + NeverMatchingMock.journalPatternWarnings(for: source).map { "; " + $0 }.joined()
+                + prunedNote + NeverMatchingMock.journalPatternWarnings(for: source, admin: dependencies.admin).map { "; " + $0 }.joined()
                 + (MissingParallelIdNote.note(dependencies.journal, tenant: tenant, pattern: pattern, after: since) ?? "")
         ).response
     }
