@@ -32,7 +32,7 @@ extension ForeignStubShape {
                         ? "the \"pathParameters\" values (each {name} of the path is translated as any one path segment)"
                         : "\"pathParameters\" (none of its names is a {name} of the path, which is translated as its text)")
                 } else {
-                    t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + plainTextOrExpression(path, pathOnly: true) + querySuffix)
+                    t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + plainTextOrPathExpression(path))
                 }
                 read.insert("path")
             } else if request["path"] != nil {

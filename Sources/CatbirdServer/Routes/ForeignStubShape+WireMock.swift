@@ -162,7 +162,7 @@ extension ForeignStubShape {
         case "url": PatternMatch(kind: .equal, value: value)
         case "urlPath": PatternMatch(kind: .regexp, value: "(?-i)^" + escaped(value) + query)
         case "urlPattern": PatternMatch(kind: .regexp, value: wholeValue(value))
-        case "urlPathPattern": PatternMatch(kind: .regexp, value: "(?-i)^(?:" + closingQuote(pathOnly(value)) + ")" + query)
+        case "urlPathPattern": PatternMatch(kind: .regexp, value: "(?-i)^" + pathAnchored(pathOnly(value)))
         default: PatternMatch(kind: .regexp, value: "(?-i)^" + pathTemplate(value) + query)
         }
     }

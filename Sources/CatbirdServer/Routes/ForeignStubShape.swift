@@ -413,111 +413,84 @@ enum ForeignStubShape {
     /// A MockServer string value, which MockServer matches as "plain text or regular
     /// expression", as an ICU regular expression (no anchors, no flags) matching the same:
     /// the text itself or, when it is one (it compiles), the expression, as a group.
-    /// With `pathOnly`, the expression matches a path that a query may follow (``pathOnly(_:)``).
-    static func plainTextOrExpression(_ value: String, pathOnly: Bool = false) -> String {
+    static func plainTextOrExpression(_ value: String) -> String {
         let literal = escaped(value)
         guard literal != value, (try? NSRegularExpression(pattern: value)) != nil else { return literal }
-        return "(?:" + literal + "|" + closingQuote(pathOnly ? Self.pathOnly(value) : value) + ")"
+        return "(?:" + literal + "|" + closed(value) + ")"
     }
 
-    /// What a path-only translation (WireMock's `urlPath`, `urlPathPattern`, `urlPathTemplate`, a
-    /// MockServer path) ends with, so that a query may follow: `(\?(?s:.*))?\z`. `\z`, not `$`:
+    /// A MockServer path, "plain text or regular expression" there, as an ICU regular
+    /// expression over a target whose path it matches, a query allowed after it: the text, or
+    /// when it is one the expression, kept to the path (``pathAnchored(_:)``).
+    static func plainTextOrPathExpression(_ path: String) -> String {
+        let literal = escaped(path)
+        guard literal != path, (try? NSRegularExpression(pattern: path)) != nil else { return literal + querySuffix }
+        return pathAnchored(literal + "|" + pathOnly(path))
+    }
+
+    /// What a path-only translation (WireMock's `urlPath`, `urlPathTemplate`, a MockServer
+    /// path without an expression) ends with, so that a query may follow: `(\?(?s:.*))?\z`. `\z`, not `$`:
     /// ICU's `$` also matches before a last line terminator, a raw U+2028 or U+0085 ending the
     /// target (tester finding tester61a-F5); `(?s:.*)`, since `.` alone stops at one, which a
     /// query may hold raw (tester finding tester62a-F6).
     static let querySuffix = "(\\?(?s:.*))?\\z"
 
-    /// A regular expression over a path alone (WireMock's `urlPathPattern`, a MockServer path)
-    /// made to match the path of a target that may go on with a query:
-    /// - each `$` outside a character class and a `\Q…\E` quote and not escaped, the end of the
-    ///   path there, becomes `(?=\?|$)` (the end or a query next). Copied as written,
-    ///   `^/api/items/[0-9]+$` anchored before the `(\?.*)?` the translation adds, and
-    ///   `/api/items/5?page=2` found no mock (tester finding tester47a-F2);
-    /// - what would match a `?` there matches any other character instead: `.` becomes `[^?]`, a
-    ///   negated class `[^…]` takes `?` in (`[^?…]`), and `\S`, `\W`, `\D` become `[^\s?]`,
-    ///   `[^\w?]`, `[^\d?]`, so the expression cannot run on into the query (tester finding
-    ///   tester62a-F5: `/api/.*/details` answered `/api/1?next=/details`, whose path WireMock
-    ///   and MockServer match alone).
-    static func pathOnly(_ expression: String) -> String {
-        var out = ""
-        var escaped = false
-        var inClass = false
-        // Inside `\Q…\E` every character is literal, a `$` too (tester finding tester59b-F2:
-        // `/a\Q$\E` became `/a\Q(?=\?|$)\E`, which matched neither `/a$` nor anything else).
-        var quoted = false
-        var classOpened = false
-        for character in expression {
-            if quoted {
-                // Copied as it is, so the character before is the output's last.
-                if character == "E", out.last == "\\" { quoted = false }
-                out.append(character)
-                continue
-            }
-            if escaped {
-                escaped = false
-                quoted = character == "Q"
-                if !inClass, let negated = Self.classNegating[character] {
-                    out.removeLast()  // its backslash
-                    out += negated
-                    continue
-                }
-            } else if character == "\\" {
-                escaped = true
-            } else if inClass {
-                if classOpened, character == "^" {
-                    classOpened = false
-                    out += "^?"
-                    continue
-                }
-                if character == "]" { inClass = false }
-            } else if character == "[" {
-                inClass = true
-                classOpened = true
-                out.append(character)
-                continue
-            } else if character == "$" {
-                out += "(?=\\?|$)"
-                continue
-            } else if character == "." {
-                out += "[^?]"
-                continue
-            }
-            classOpened = false
-            out.append(character)
-        }
-        return out
+    /// `body`, an expression over a path alone (``pathOnly(_:)``, or alternatives of such and
+    /// of literal paths), made to match exactly the path of a target that may go on with a
+    /// query: `(?=[^?]*+((?s:\?.*)?)\z)(?:body)\1\z`. The lookahead takes what follows the path
+    /// (the query, or nothing) as group 1; `\1\z` after the body then holds only where the body
+    /// ended at the path's end, so nothing in it (`.`, `[\s\S]`, `\X`, `\p{…}`, `\?`) can run on
+    /// into the query, as WireMock and MockServer match the path alone (tester findings
+    /// tester62a-F5: `/api/.*/details` answered `/api/1?next=/details`; tester63a-F5: so did
+    /// what rewriting `.` as `[^?]` left, `[\s\S]` and the other escapes that match a `?`).
+    static func pathAnchored(_ body: String) -> String {
+        "(?=[^?]*+((?s:\\?.*)?)\\z)(?:" + body + ")\\1\\z"
     }
 
-    /// The escapes of a path expression that match a `?`, as classes that do not (``pathOnly(_:)``).
-    private static let classNegating: [Character: String] = ["S": "[^\\s?]", "W": "[^\\w?]", "D": "[^\\d?]"]
+    /// A regular expression over a path alone (WireMock's `urlPathPattern`, a MockServer path)
+    /// as the body of ``pathAnchored(_:)``, read by ``ICURegexTokens``:
+    /// - each end anchor outside a class and a quote (`$`, `\z`, `\Z`), the end of the path there,
+    ///   becomes `(?=\1\z)`: what follows is the query group, so the path ends here. Copied as
+    ///   written, `^/api/items/[0-9]+$` anchored before the query and `/api/items/5?page=2`
+    ///   found no mock (tester finding tester47a-F2);
+    /// - each numbered backreference names its group plus one, ``pathAnchored(_:)``'s group
+    ///   being the first (`(a)\1` becomes `(a)(?:\2)`; `(a)\12`, group 1 and a `2`, `(a)(?:\2)2`);
+    /// - closed as ``closed(_:)`` closes it, so the anchor's group and suffix stay outside it.
+    static func pathOnly(_ expression: String) -> String {
+        let scan = ICURegexTokens(expression)
+        let groups = (try? NSRegularExpression(pattern: expression))?.numberOfCaptureGroups ?? 0
+        var out = ""
+        for token in scan.tokens {
+            switch token {
+            case let .other(text), let .inClass(text, _): out += text
+            case .endAnchor: out += "(?=\\1\\z)"
+            case let .backreference(text):
+                let (group, digits) = ICURegexTokens.groupNumber(text, groupCount: groups)
+                out += "(?:\\\(group + 1))" + digits
+            }
+        }
+        return closing(out, scan)
+    }
 
     /// `expression`, a whole-value regular expression of a WireMock or MockServer stub, as a
     /// case-sensitive ICU expression matching the whole text: `(?-i)^(?:…)\z` (`\z`: ICU's `$`
     /// also matches before a last line terminator; tester findings tester59b-F1, tester60a-F6).
     static func wholeValue(_ expression: String) -> String {
-        "(?-i)^(?:" + closingQuote(expression) + ")\\z"
+        "(?-i)^(?:" + closed(expression) + ")\\z"
     }
 
-    /// `expression` with a `\Q` quote it leaves open closed (`\E` added): Java quotes to the end
-    /// of the expression, so `/a\Q$` matches `/a$`, but wrapped in the translation's group an
-    /// open quote took in its `)` and suffix, and the action offered had an invalid url
-    /// (tester finding tester60a-F9).
-    static func closingQuote(_ expression: String) -> String {
-        var escaped = false
-        var quoted = false
-        var previous: Character?
-        for character in expression {
-            defer { previous = character }
-            if quoted {
-                if character == "E", previous == "\\" { quoted = false }
-            } else if escaped {
-                escaped = false
-                quoted = character == "Q"
-            } else if character == "\\" {
-                escaped = true
-            }
-        }
-        return quoted ? expression + "\\E" : expression
+    /// `expression` made safe to put text after (``ICURegexTokens``): a `\Q` quote it leaves open
+    /// closed (`\E` added: Java quotes to the end of the expression, so `/a\Q$` matches `/a$`,
+    /// but wrapped in the translation's group an open quote took in its `)` and suffix, and the
+    /// action offered had an invalid url: tester finding tester60a-F9), and a line break added
+    /// where the `x` flag is on at its end, since a `#` comment there took in the translation's
+    /// `)` and suffix the same way (tester finding tester63a-F5: `(?x)/a # items`).
+    static func closed(_ expression: String) -> String {
+        closing(expression, ICURegexTokens(expression))
+    }
+
+    private static func closing(_ expression: String, _ scan: ICURegexTokens) -> String {
+        expression + (scan.endsQuoted ? "\\E" : "") + (scan.endsExtended ? "\n" : "")
     }
 
     /// `literal` as an ICU regular expression matching exactly it.

@@ -149,32 +149,13 @@ enum PercentEncodingHint {
     }
 
     /// Whether a bracketed class of the regular expression `expression`, not a negated one (whose
-    /// alternatives would turn it round: tester finding tester63a-F6), holds a character past ASCII.
+    /// alternatives would turn it round: tester finding tester63a-F6), holds a character past
+    /// ASCII (read by ``ICURegexTokens``: escapes, quotes, nested classes and comments as ICU reads them).
     private static func holdsNonASCIIInAClass(_ expression: String) -> Bool {
-        var escaped = false
-        var inClass = false
-        var negated = false
-        var opened = false
-        for character in expression {
-            let justOpened = opened
-            opened = false
-            if escaped {
-                escaped = false
-            } else if character == "\\" {
-                escaped = true
-            } else if character == "[" {
-                inClass = true
-                negated = false
-                opened = true
-            } else if justOpened, character == "^" {
-                negated = true
-            } else if character == "]" {
-                inClass = false
-            } else if inClass, !negated, !character.isASCII {
-                return true
-            }
+        ICURegexTokens(expression).tokens.contains { token in
+            guard case let .inClass(text, negated) = token else { return false }
+            return !negated && text.unicodeScalars.contains { !$0.isASCII }
         }
-        return false
     }
 
     /// The first three distinct characters past ASCII in `text`, each with its encoding:
