@@ -202,7 +202,7 @@ public final class OutboundClient: Sendable {
         if let reason = transfer.unreadableAnswer(code, detail: detail) { return .failure(.unusable(reason: reason)) }
         let reason = "upstream \(URLPassword.hidden(in: transfer.request.url)): " + detail
         switch code {
-        case CURLE_OPERATION_TIMEDOUT: return .failure(.timedOut(reason))
+        case CURLE_OPERATION_TIMEDOUT: return .failure(.timedOut(reason + (transfer.arrivedBeforeTimeout.map { "; " + $0 } ?? "")))
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM: return .failure(.untrusted(reason))
         default: return .failure(.unreachable(reason))
         }

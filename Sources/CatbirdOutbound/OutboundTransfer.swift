@@ -239,6 +239,22 @@ final class OutboundTransfer: @unchecked Sendable {
             + "so the answer is incomplete (RFC 9112 section 8): answered 502 in its place"
     }
 
+    /// What of the answer had arrived when the time limit passed, for the 504's reason:
+    /// libcurl's own message counts body bytes only, so a whole head and then silence read
+    /// `with 0 bytes received` (tester finding tester64a-F5). Nil when no status line had.
+    var arrivedBeforeTimeout: String? {
+        guard status != 0 else { return nil }
+        let fields = headLines.counted("complete header field", "complete header fields")
+        if !headEnded {
+            return "by then the upstream had sent its status line (\(status)) and \(fields), not the blank line that ends its head"
+        }
+        if interim { return "by then the upstream had sent an interim \(status) answer and no final one" }
+        let bodyBytes = body.count.counted("body byte", "body bytes")
+        let of = announcedLength.map { " of the \($0) its Content-Length announced" } ?? ""
+        return "by then the upstream had sent its answer's whole head (\(status), \(fields)) and \(bodyBytes)\(of) "
+            + "(libcurl counts body bytes only)"
+    }
+
     /// Why an upstream's whole `101 Switching Protocols` head (its blank line sent, raw bytes of
     /// another protocol after it) cannot be passed on: Catbird forwards no `Upgrade` field
     /// (hop-by-hop), so the request asked for no switch (RFC 9110 section 7.8), and what follows

@@ -217,6 +217,28 @@ final class ForwardingTests: UpstreamTestCase {
         XCTAssertEqual((entry["response"] as? [String: Any])?["status"] as? Int, 502)
     }
 
+    /// Tester finding tester64a-F5: an upstream that sent a whole head and part of its body,
+    /// then nothing, got a 504 whose reason was libcurl's `… with 0 bytes received`. The reason
+    /// now says what had arrived: the head and 3 of 10 body bytes; or a head cut off by the limit.
+    func testA504SaysWhatOfTheAnswerHadArrived() throws {
+        let server = try redirecting { $0.upstreamTimeout = .seconds(1) }
+        let afterHead = try CurlClient.run([url(server, "/stall/afterhead")])
+        XCTAssertEqual(afterHead.status, 504, afterHead.text)
+        let reason = afterHead.object["reason"] as? String ?? ""
+        XCTAssertTrue(reason.hasPrefix("upstream timed out: upstream http://127.0.0.1:\(upstream.port)/stall/afterhead: "), reason)
+        XCTAssertTrue(reason.hasSuffix(
+            "; by then the upstream had sent its answer's whole head (200, 2 complete header fields) and 3 body bytes of the 10 its "
+                + "Content-Length announced (libcurl counts body bytes only)"), reason)
+        let inHead = try CurlClient.run([url(server, "/stall/inhead")])
+        XCTAssertEqual(inHead.status, 504, inHead.text)
+        XCTAssertTrue((inHead.object["reason"] as? String ?? "").hasSuffix(
+            "; by then the upstream had sent its status line (200) and 1 complete header field, not the blank line that ends its head"), inHead.text)
+        // Nothing at all: libcurl's message alone.
+        let slow = try CurlClient.run([url(server, "/slow/3")])
+        XCTAssertEqual(slow.status, 504, slow.text)
+        XCTAssertFalse((slow.object["reason"] as? String ?? "").contains("by then"), slow.text)
+    }
+
     /// Regression: an upstream answer over `--max-body-size` was reported as "upstream
     /// unreachable: upstream response body is larger than 10485760 bytes".
     func testAnUpstreamAnswerOverTheBodyLimitIs502NamedAsTooLarge() throws {

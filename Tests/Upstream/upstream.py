@@ -151,6 +151,12 @@ class Handler(BaseHTTPRequestHandler):
             readable, _, _ = select.select([self.connection], [], [], 20)
             self.close_connection = True
             return
+        if path in STALLS:  # part of an answer, then silence (tester64a-F5)
+            self.wfile.write(STALLS[path])
+            self.wfile.flush()
+            select.select([self.connection], [], [], 20)
+            self.close_connection = True
+            return
         if path.startswith("/big/"):  # a long answer to stop a server during (tester23a-F3)
             size = int(path.rsplit("/", 1)[1]) << 20
             self.send_response(200)
@@ -218,6 +224,11 @@ class Handler(BaseHTTPRequestHandler):
 
 
 ABANDONED = []  # /hold/... paths whose client left first (list.append is atomic in CPython)
+
+STALLS = {  # written, then nothing until the client goes (tester64a-F5: the 504 said "0 bytes received")
+    "/stall/afterhead": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nabc",
+    "/stall/inhead": b"HTTP/1.1 200 OK\r\nX-A: 1\r\n",
+}
 
 RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6a F1)
     # tester56a-F5: a first header line led by a space or a tab (libcurl: "A libcurl function was
