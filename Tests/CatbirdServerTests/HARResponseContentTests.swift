@@ -93,7 +93,7 @@ final class HARResponseContentTests: RecordingTestCase {
             XCTAssertEqual(try client.request("GET", url).text, "plain")
         }
         let cases = [
-            ("/br", "the body is given as sent (Content-Encoding: br): br is not a coding decoded here (gzip and deflate are)"),
+            ("/br", "the body is given as sent (Content-Encoding: br): br is not a coding decoded here (gzip and deflate are); size is the bytes sent, not decoded"),
             ("/notgzip", "the body is given as sent (Content-Encoding: gzip): it could not be decoded ("),
         ]
         for (url, comment) in cases {
@@ -103,6 +103,26 @@ final class HARResponseContentTests: RecordingTestCase {
             XCTAssertNil(content["compression"], url)
             XCTAssertTrue((content["comment"] as? String ?? "").hasPrefix(comment), "\(url): \(content)")
         }
+    }
+
+    /// Tester finding tester64a-F4: a gzip answer the journal kept only the start of
+    /// (`--journal-body-limit`) was exported with `size` the compressed bytes sent, where HAR
+    /// 1.2's `size` is the decoded length, and nothing said so. The comment says it now.
+    func testACutCodedBodysSizeIsSaidToBeTheBytesSent() throws {
+        let server = try TestServer { $0.journalBodyLimit = 16 }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        // `plain` gzipped: 25 bytes, of which the journal keeps 16.
+        let gzipped = Array(Data(base64Encoded: "H4sIAAAAAAACAyvISczMAwDPYiAZBQAAAA==")!)
+        let action = E2E.updateAction(url: "/cutgz", responseHeaders: ["Content-Encoding": "gzip", "Content-Type": "text/plain"], body: gzipped)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action).status, 201)
+        XCTAssertEqual(try client.request("GET", "/cutgz").body, gzipped)
+        let content = try XCTUnwrap((try exported(client, "/cutgz")["response"] as? [String: Any])?["content"] as? [String: Any])
+        XCTAssertEqual(JSONNumber.int(content["size"]), 25, "\(content)")
+        XCTAssertNil(content["compression"], "\(content)")
+        XCTAssertTrue((content["comment"] as? String ?? "").hasSuffix(
+            "the body is given as sent (Content-Encoding: gzip): only its start was kept, which cannot be decoded; size is the bytes sent, not decoded"),
+            "\(content)")
     }
 
     /// Regression (tester finding tester56a-F3, its body: `plain` gzipped, 25 bytes sent for 5):

@@ -32,9 +32,12 @@ extension HAREntry {
                 comment: "the body was left out of this export (bodies=false)" + sizeNote)
         }
         let truncated = truncation(message)
+        // Every `why` is of a body with a coding not undone: its `size` is not the decoded one
+        // HAR 1.2 means, which says so (tester finding tester64a-F4: a cut gzip answer's size
+        // stood as the decoded size).
         let asSent = { (why: String?) -> Content in
             let (text, encoding) = text(message.body, contentType: mimeType)
-            let comment = [truncated, why].compactMap { $0 }.joined(separator: "; ")
+            let comment = [truncated, why.map { $0 + "; size is the bytes sent, not decoded" }].compactMap { $0 }.joined(separator: "; ")
             return Content(size: message.bodySize, mimeType: mimeType, text: text, encoding: encoding, comment: comment.isEmpty ? nil : comment)
         }
         guard !message.body.isEmpty, !lines.isEmpty, !ContentDecoding.codings(coding).isEmpty else { return asSent(nil) }
