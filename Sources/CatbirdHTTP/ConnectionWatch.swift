@@ -41,7 +41,10 @@ import Glibc
 ///   that keeps sending is never cut.
 /// - **Unread answers**: a connection whose answer holds part of the server's body budget
 ///   (``HTTPResponse/budgetShare``: a forwarded answer, a control answer over 64 KiB, a HAR
-///   export's page) or is larger than the socket buffers (a large mock answer), and whose
+///   export's page) or is larger than the socket buffers (a large mock answer), watched from
+///   when it is queued, or any other answer, watched from the first tick that sees its request
+///   answering for a second (pipelined small answers fill the socket too: tester finding
+///   tester66b-F1), and whose
 ///   client has taken none of its bytes for ``headTimeout`` (up to 16 times that after large
 ///   bursts: ``UnreadAnswerProgress``) while bytes wait for it in the socket (told by
 ///   `TCP_INFO`'s count of bytes acknowledged and the socket's send queue, from the first tick
@@ -104,6 +107,10 @@ final class ConnectionWatch: Sendable {
         var answerProgress = UnreadAnswerProgress()
         /// The bytes its client had acknowledged when its watched answer was queued (``watchAnswer()``).
         let answerStartAcked = Atomic<Int64>(0)
+        /// For an answer its worker did not watch (``watchAnswer()``: a small one), the bytes its
+        /// client had acknowledged when the first tick that saw it busy for a second looked;
+        /// nil before (under the watch's lock; cleared with every phase change).
+        var tickStartAcked: Int64?
 
         init(socket: Int32) {
             self.socket = socket
@@ -506,7 +513,14 @@ final class ConnectionWatch: Sendable {
                 case State.body where seenFor >= Self.minimumIdleAge:
                     asked.append((connection, phase, seenFor, false))
                 case State.busy where headTimeout != nil && seenFor >= Self.minimumIdleAge:
-                    if connection.answerWatched.load(ordering: .relaxed) { answering.append((connection, phase)) }
+                    // Every answer, not only those its worker watched: pipelined requests for
+                    // answers under 64 KiB that the client never reads fill the socket just as
+                    // one large answer does (tester finding tester66b-F1: 200 connections of 10
+                    // such requests each held every slot for the 120-s idle timeout, and the
+                    // health check and every other tenant waited). An answer still being made
+                    // (a delay, a long poll, a query) has nothing waiting in the socket and is
+                    // not timed.
+                    answering.append((connection, phase))
                 case State.head:
                     guard let headTimeout, seenFor >= headTimeout else { continue }
                     if close(connection, from: phase, as: State.headTimedOut, answer: slowHeadAnswer) { closedSlow.add(1, ordering: .relaxed) }
@@ -581,8 +595,8 @@ final class ConnectionWatch: Sendable {
         }
     }
 
-    /// Shuts down each of `answering` (connections whose answer holds part of the body budget,
-    /// seen in the same phase for a second) whose client has taken none of the bytes waiting
+    /// Shuts down each of `answering` (connections answering a request, seen in the same phase
+    /// for a second) whose client has taken none of the bytes waiting
     /// for it in the socket for ``headTimeout`` (``State/answerUnread``). One `TCP_INFO` read and
     /// one `SIOCOUTQ` per connection, outside the lock.
     private func lookAtAnswers(_ answering: [(connection: Connection, phase: UInt64)], at now: ContinuousClock.Instant) {
@@ -595,7 +609,14 @@ final class ConnectionWatch: Sendable {
             for (candidate, acked, waiting) in found where waiting >= 0 && acked >= 0 && connections[ObjectIdentifier(candidate.connection)] != nil {
                 let connection = candidate.connection
                 guard connection.phase.load(ordering: .relaxed) == candidate.phase else { continue }
-                let startAcked = connection.answerStartAcked.load(ordering: .relaxed)
+                let startAcked: Int64
+                if connection.answerWatched.load(ordering: .relaxed) {
+                    startAcked = connection.answerStartAcked.load(ordering: .relaxed)
+                } else {
+                    // Watched from this tick on: its client's bytes counted from now.
+                    if connection.tickStartAcked == nil { connection.tickStartAcked = acked }
+                    startAcked = connection.tickStartAcked ?? acked
+                }
                 if let headTimeout,
                    connection.answerProgress.look(acked: acked, waiting: Int64(waiting), startAcked: startAcked, at: now, headTimeout: headTimeout),
                    close(connection, from: candidate.phase, as: State.answerUnread, answer: nil) {
@@ -633,6 +654,7 @@ final class ConnectionWatch: Sendable {
         connection.partialSince = nil
         connection.quietSince = nil
         connection.answerProgress = UnreadAnswerProgress()
+        connection.tickStartAcked = nil
         return true
     }
 

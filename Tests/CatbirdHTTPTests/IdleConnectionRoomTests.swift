@@ -158,6 +158,39 @@ final class IdleConnectionRoomTests: XCTestCase {
         XCTAssertEqual(server.configuration.connectionCounts.closed(.answerUnreadForRoom), server.closedConnections.slowHeads)
     }
 
+    /// Answers every request with 61,000 bytes: under 64 KiB, so its worker watches none.
+    private struct AnsweringUnder64KiB: HTTPHandler {
+        static let body = [UInt8](repeating: UInt8(ascii: "x"), count: 61_000)
+        func respond(to request: HTTPRequest) -> HTTPAnswer {
+            .now(request.target == "/health" ? HTTPResponse(status: 200, body: Array("ok".utf8)) : HTTPResponse(status: 200, body: Self.body))
+        }
+        func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer { .now(HTTPResponse(status: 413)) }
+    }
+
+    /// tester66b-F1, scaled to a limit of 20: clients that each sent 10 pipelined requests for
+    /// a 61,000-byte answer in one write and read none held every slot for the 120-s idle
+    /// timeout (no answer under 64 KiB was watched), and the health check timed out. 25 such
+    /// clients (5 wait in the backlog), then a new client: once the answers have been untaken
+    /// for 5 s, they are reset to let it in.
+    func testPipelinedSmallAnswersUnreadAtTheLimitMakeRoomForNewClients() throws {
+        let server = HTTPServer(configuration: .init(port: 0, threadCount: 2, connectionLimit: 20), handler: AnsweringUnder64KiB())
+        try server.start()
+        defer { server.stop() }
+        let one = Array("GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        let hogs = try (0..<25).map { _ in
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 4096)
+            try client.send(raw: Array((0..<10).map { _ in one }.joined()))
+            return client
+        }
+        defer { withExtendedLifetime(hogs) {} }
+        let started = ContinuousClock.now
+        let newcomer = try RawHTTPClient(port: server.port, timeoutSeconds: 20)
+        XCTAssertEqual(try newcomer.request("GET", "/health").status, 200)
+        let took = ContinuousClock.now - started
+        XCTAssertLessThan(took, .seconds(15), "let in while unread answers held every slot")
+        XCTAssertGreaterThan(server.configuration.connectionCounts.closed(.answerUnreadForRoom), 0, "unread answers were closed for room")
+    }
+
     /// tester41a-F5: one tenant's uploads that kept trickling (a byte every half second) were
     /// never quiet for a second, so none was closed for room, and other tenants and the health
     /// check waited as long as they trickled. Against a limit of 20 (a holder's share of uploads

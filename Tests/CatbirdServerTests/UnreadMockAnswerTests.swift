@@ -34,6 +34,38 @@ final class UnreadMockAnswerTests: XCTestCase {
                 + "server reset the connection before the whole answer was sent")
     }
 
+    /// Tester finding tester66b-F1, its requests on one connection: 10 pipelined `GET /big` of a
+    /// tenant's 61,000-byte mock (each under 64 KiB, so no worker watched it) in one write, from
+    /// a client with a 4 KiB receive buffer that then reads nothing. The socket filled after a
+    /// few answers and the connection stayed for the 120-s idle timeout. The answer it stopped
+    /// at is now watched from the tick that sees it unsent for a second, and reset after
+    /// `--head-timeout` as a large one is; its journal entry says so.
+    func testPipelinedSmallAnswersItsClientTakesNothingOfAreResetAfterTheHeadTimeout() throws {
+        let server = try TestServer { $0.headTimeout = .seconds(2) }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "A", url: "/big", body: String(repeating: "x", count: 61_000))
+        let hog = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 4096)
+        let one = "GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: A\r\n\r\n"
+        try hog.send(raw: Array(String(repeating: one, count: 10).utf8))
+        // Reads nothing for 6 s: the head timeout (2 s) and the watch's ticks (1 s) have passed.
+        Thread.sleep(forTimeInterval: 6)
+        let (bytes, closed) = hog.readUntilClosed(within: 5)
+        XCTAssertTrue(closed, "the connection was reset")
+        XCTAssertLessThan(bytes.count, 10 * 61_000, "before every answer was sent")
+
+        let deadline = ContinuousClock.now + .seconds(5)
+        var problems: [String] = []
+        repeat {
+            problems = try E2E.journal(try server.client(), tenant: "A").compactMap { $0["problem"] as? String }
+            if problems.isEmpty { usleep(100_000) }
+        } while problems.isEmpty && ContinuousClock.now < deadline
+        XCTAssertEqual(
+            problems.first,
+            "the client took none of the answer's bytes for 2 s (--head-timeout; its TCP receive window stayed shut), so the "
+                + "server reset the connection before the whole answer was sent")
+    }
+
     /// Tester finding tester52a-F2, scaled to a 2 s head timeout: `curl --limit-rate 30k` read a
     /// forwarded 20 MiB answer steadily and was reset after 30 s. Linux had grown its receive
     /// buffer (autotuning) to 2.7 MB, and reopens such a window only once much of it is free, so

@@ -77,21 +77,8 @@ enum PercentEncodingHint {
     /// `target` with each `%XX` of a byte past ASCII decoded (the ASCII ones kept as sent); nil
     /// when the result is not UTF-8.
     private static func decodingNonASCII(_ target: String) -> String? {
-        let bytes = Array(target.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = ASCIIByte.hexValue(bytes[index + 1]), high >= 8,
-               let low = ASCIIByte.hexValue(bytes[index + 2]) {
-                out.append(high << 4 | low)
-                index += 3
-            } else {
-                out.append(bytes[index])
-                index += 1
-            }
-        }
-        return String(validating: out, as: UTF8.self)
+        PercentDecoding.bytes(target, decoding: { $0 >= 0x80 }, uppercasingKept: false, stray: .kept)
+            .flatMap { String(validating: $0, as: UTF8.self) }
     }
 
     /// What to write instead of a `wildcard` or `regexp` url with characters past ASCII: the
@@ -172,16 +159,7 @@ enum PercentEncodingHint {
 
     /// Whether `target` holds a `%XX` of a byte past ASCII.
     private static func holdsEncodedNonASCII(_ target: String) -> Bool {
-        let bytes = Array(target.utf8)
-        var index = 0
-        while index + 2 < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), let high = ASCIIByte.hexValue(bytes[index + 1]), high >= 8,
-               ASCIIByte.hexValue(bytes[index + 2]) != nil {
-                return true
-            }
-            index += 1
-        }
-        return false
+        PercentDecoding.bytes(target, decoding: { $0 >= 0x80 }, uppercasingKept: false, stray: .kept)?.count != target.utf8.count
     }
 
     /// `text`'s bytes with each `%XX` decoded unless it encodes a reserved character or `%`
@@ -189,26 +167,8 @@ enum PercentEncodingHint {
     /// (section 6.2.2.1): two texts with the same form are the same URL spelled two ways. Nil
     /// when the decoded bytes are not UTF-8 or a `%` is not followed by two hex digits.
     static func equivalentForm(_ text: String) -> [UInt8]? {
-        let bytes = Array(text.utf8)
-        var form: [UInt8] = []
-        form.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "%") else {
-                form.append(bytes[index])
-                index += 1
-                continue
-            }
-            guard index + 2 < bytes.count, let high = ASCIIByte.hexValue(bytes[index + 1]), let low = ASCIIByte.hexValue(bytes[index + 2]) else { return nil }
-            let byte = high << 4 | low
-            if byte < 0x80, reserved.contains(byte) {
-                ASCIIByte.appendPercentEncoded(byte, to: &form)
-            } else {
-                form.append(byte)
-            }
-            index += 3
-        }
-        return String(validating: form, as: UTF8.self) == nil ? nil : form
+        let form = PercentDecoding.bytes(text, decoding: { $0 >= 0x80 || !reserved.contains($0) }, uppercasingKept: true, stray: .refused)
+        return form.flatMap { String(validating: $0, as: UTF8.self) } == nil ? nil : form
     }
 
     /// RFC 3986's reserved characters (gen-delims and sub-delims) and `%` itself.
