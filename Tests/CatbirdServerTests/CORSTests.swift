@@ -157,6 +157,36 @@ final class CORSTests: XCTestCase {
     /// Regression (T11-F8): `Origin: null` (a sandboxed iframe, a `file://` page) was told to give
     /// `--cors-origin null`, which the command line refuses (exit 2). The 403 now suggests the
     /// option only with a value it accepts.
+    /// Tester finding tester66b-F2, its preflight: what a browser sends before a shard's
+    /// `fetch('/api/orders?session=…', {headers: {'X-Catbird-Parallel-Id': 'shard-7'}})` carries
+    /// no parallel id (only its name, in `Access-Control-Request-Headers`), so it was journaled
+    /// in the default tenant, which every client reads, with the shard's query (a token). The
+    /// query is left out there now, and the `problem` says why; a preflight for a request that
+    /// carries no parallel id (a default-tenant page) keeps its url.
+    func testAShardsPreflightLeavesItsQueryOutOfTheDefaultTenantsJournal() throws {
+        let server = try TestServer { $0.cors = true }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let origin = ("Origin", "http://localhost:3000")
+        let shard = try client.request("OPTIONS", "/api/orders?session=SECRET-of-shard7", headers: [
+            origin, ("Access-Control-Request-Method", "POST"), ("Access-Control-Request-Headers", "content-type, x-catbird-parallel-id"),
+        ])
+        XCTAssertEqual(shard.status, 204, shard.text)
+        let own = try client.request("OPTIONS", "/api/page?v=2", headers: [
+            origin, ("Access-Control-Request-Method", "PUT"), ("Access-Control-Request-Headers", "content-type"),
+        ])
+        XCTAssertEqual(own.status, 204, own.text)
+        let entries = try E2E.journal(client, tenant: nil, once: 2)
+        XCTAssertEqual(entries.map { $0["url"] as? String }, ["/api/orders", "/api/page?v=2"])
+        XCTAssertEqual(
+            entries.first?["problem"] as? String,
+            "its query left out of the url: a browser's CORS preflight carries no X-Catbird-Parallel-Id (it names the field in "
+                + "Access-Control-Request-Headers; the value comes with the request after it), so its tenant is unknown and it is "
+                + "journaled in the default tenant's journal, which every client reads (docs/files.md#cors)")
+        XCTAssertNil(entries.last?["problem"] as? String)
+        XCTAssertFalse(try client.request("GET", "/catbird/api/requests").text.contains("SECRET"))
+    }
+
     func testA403SuggestsOnlyAnOriginTheCommandLineAccepts() throws {
         let server = try TestServer { $0.cors = true }
         defer { server.removeFiles() }

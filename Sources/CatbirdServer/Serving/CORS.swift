@@ -107,6 +107,16 @@ struct CORS: Sendable {
         return HTTPResponse(status: 204, headers: headers)
     }
 
+    /// Whether preflight `request` asks to send `X-Catbird-Parallel-Id` (its
+    /// `Access-Control-Request-Headers` list names it, in any case): the request it stands for
+    /// is a shard's, whose tenant the preflight does not tell (a browser sends the field's name
+    /// only; tester finding tester66b-F2).
+    static func asksForParallelId(_ request: HTTPRequest) -> Bool {
+        request.headers.values("Access-Control-Request-Headers").contains { value in
+            value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "x-catbird-parallel-id" }
+        }
+    }
+
     /// `answer`'s response, whenever it is sent, with the CORS fields for `origin` added: the
     /// control routes' answers, some of which come later (a long poll, a query run on a
     /// control pool).

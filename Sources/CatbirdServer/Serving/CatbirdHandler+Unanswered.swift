@@ -103,6 +103,15 @@ extension CatbirdHandler {
             + "journaled in the default tenant's journal, which every client reads (docs/protocol.md#what-libmicrohttpd-answers-itself)"
     }
 
+    /// The `problem` of a CORS preflight journaled in the default tenant for a request that
+    /// will carry a parallel id (``CORS/asksForParallelId(_:)``), whose query or userinfo
+    /// (`left`) is left out of its `url`.
+    static func preflightLeftOutProblem(_ left: String) -> String {
+        "\(left) left out of the url: a browser's CORS preflight carries no X-Catbird-Parallel-Id (it names the field in "
+            + "Access-Control-Request-Headers; the value comes with the request after it), so its tenant is unknown and it is "
+            + "journaled in the default tenant's journal, which every client reads (docs/files.md#cors)"
+    }
+
     /// Whether `request`, which ended before it was answered, announced a body it did not
     /// finish (a `Transfer-Encoding`, or a `Content-Length` past the bytes that arrived); false
     /// when it announced none, or its body was refused and discarded. Such a body is journaled
