@@ -123,72 +123,62 @@ final class IdleConnectionRoomTests: XCTestCase {
         }
     }
 
-    /// Answers every request with 5,000,000 bytes.
-    private struct AnsweringLarge: HTTPHandler {
-        static let body = [UInt8](repeating: UInt8(ascii: "L"), count: 5_000_000)
+    /// Answers `/health` with `ok` and every other request with `body`.
+    private struct AnsweringBody: HTTPHandler {
+        let body: [UInt8]
         func respond(to request: HTTPRequest) -> HTTPAnswer {
-            .now(request.target == "/health" ? HTTPResponse(status: 200, body: Array("ok".utf8)) : HTTPResponse(status: 200, body: Self.body))
+            .now(request.target == "/health" ? HTTPResponse(status: 200, body: Array("ok".utf8)) : HTTPResponse(status: 200, body: body))
         }
         func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer { .now(HTTPResponse(status: 413)) }
     }
 
-    /// tester40a-F8: clients that asked for a 5 MB mock answer and read none of it held every
-    /// slot for the 120-s idle timeout (an answer being sent was never closed for room, and only
-    /// one holding part of the body budget was reset after --head-timeout): the health check and
-    /// every other tenant were locked out. Against a limit of 20 (head timeout 30 s): 25 such
-    /// clients (5 wait in the backlog), then a new client; once the answers have been untaken
-    /// for 5 s, they are reset to let it in.
-    func testUnreadLargeAnswersAtTheLimitMakeRoomForNewClients() throws {
-        let server = HTTPServer(configuration: .init(port: 0, threadCount: 2, connectionLimit: 20), handler: AnsweringLarge())
+    /// Against a limit of 20 (head timeout 30 s) answering `bodySize` bytes: 25 clients with a
+    /// 4 KiB receive buffer (5 wait in the backlog) each send `requests` (all of them in one
+    /// write) and read nothing, then a new client asks for `/health`; `check` gets the server,
+    /// still running with the 25 clients open, and how long the newcomer waited.
+    private func newcomerBehindUnreadAnswers(
+        bodySize: Int, requests: [UInt8], check: (HTTPServer, Duration) throws -> Void
+    ) throws {
+        let body = [UInt8](repeating: UInt8(ascii: "L"), count: bodySize)
+        let server = HTTPServer(configuration: .init(port: 0, threadCount: 2, connectionLimit: 20), handler: AnsweringBody(body: body))
         try server.start()
         defer { server.stop() }
         let readers = try (0..<25).map { _ in
             let client = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 4096)
-            try client.send("GET", "/big")
+            try client.send(raw: requests)
             return client
         }
         defer { withExtendedLifetime(readers) {} }
         let started = ContinuousClock.now
         let newcomer = try RawHTTPClient(port: server.port, timeoutSeconds: 20)
         XCTAssertEqual(try newcomer.request("GET", "/health").status, 200)
-        let took = ContinuousClock.now - started
-        XCTAssertLessThan(took, .seconds(15), "let in while unread answers held every slot")
-        XCTAssertGreaterThanOrEqual(took, .seconds(4), "not before the answers were untaken for 5 s")
-        XCTAssertGreaterThan(server.closedConnections.slowHeads, 0, "unread answers were closed")
-        XCTAssertEqual(server.configuration.connectionCounts.closed(.answerUnreadForRoom), server.closedConnections.slowHeads)
+        try check(server, ContinuousClock.now - started)
     }
 
-    /// Answers every request with 61,000 bytes: under 64 KiB, so its worker watches none.
-    private struct AnsweringUnder64KiB: HTTPHandler {
-        static let body = [UInt8](repeating: UInt8(ascii: "x"), count: 61_000)
-        func respond(to request: HTTPRequest) -> HTTPAnswer {
-            .now(request.target == "/health" ? HTTPResponse(status: 200, body: Array("ok".utf8)) : HTTPResponse(status: 200, body: Self.body))
+    /// tester40a-F8: clients that asked for a 5 MB mock answer and read none of it held every
+    /// slot for the 120-s idle timeout (an answer being sent was never closed for room, and only
+    /// one holding part of the body budget was reset after --head-timeout): the health check and
+    /// every other tenant were locked out. Once the answers have been untaken for 5 s, they are
+    /// reset to let the new client in.
+    func testUnreadLargeAnswersAtTheLimitMakeRoomForNewClients() throws {
+        try newcomerBehindUnreadAnswers(bodySize: 5_000_000, requests: Array("GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)) { server, took in
+            XCTAssertLessThan(took, .seconds(15), "let in while unread answers held every slot")
+            XCTAssertGreaterThanOrEqual(took, .seconds(4), "not before the answers were untaken for 5 s")
+            XCTAssertGreaterThan(server.closedConnections.slowHeads, 0, "unread answers were closed")
+            XCTAssertEqual(server.configuration.connectionCounts.closed(.answerUnreadForRoom), server.closedConnections.slowHeads)
         }
-        func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer { .now(HTTPResponse(status: 413)) }
     }
 
     /// tester66b-F1, scaled to a limit of 20: clients that each sent 10 pipelined requests for
     /// a 61,000-byte answer in one write and read none held every slot for the 120-s idle
-    /// timeout (no answer under 64 KiB was watched), and the health check timed out. 25 such
-    /// clients (5 wait in the backlog), then a new client: once the answers have been untaken
-    /// for 5 s, they are reset to let it in.
+    /// timeout (no answer under 64 KiB was watched), and the health check timed out. Once the
+    /// answers have been untaken for 5 s, they are reset to let the new client in.
     func testPipelinedSmallAnswersUnreadAtTheLimitMakeRoomForNewClients() throws {
-        let server = HTTPServer(configuration: .init(port: 0, threadCount: 2, connectionLimit: 20), handler: AnsweringUnder64KiB())
-        try server.start()
-        defer { server.stop() }
-        let one = Array("GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        let hogs = try (0..<25).map { _ in
-            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 4096)
-            try client.send(raw: Array((0..<10).map { _ in one }.joined()))
-            return client
+        let one = "GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        try newcomerBehindUnreadAnswers(bodySize: 61_000, requests: Array(String(repeating: one, count: 10).utf8)) { server, took in
+            XCTAssertLessThan(took, .seconds(15), "let in while unread answers held every slot")
+            XCTAssertGreaterThan(server.configuration.connectionCounts.closed(.answerUnreadForRoom), 0, "unread answers were closed for room")
         }
-        defer { withExtendedLifetime(hogs) {} }
-        let started = ContinuousClock.now
-        let newcomer = try RawHTTPClient(port: server.port, timeoutSeconds: 20)
-        XCTAssertEqual(try newcomer.request("GET", "/health").status, 200)
-        let took = ContinuousClock.now - started
-        XCTAssertLessThan(took, .seconds(15), "let in while unread answers held every slot")
-        XCTAssertGreaterThan(server.configuration.connectionCounts.closed(.answerUnreadForRoom), 0, "unread answers were closed for room")
     }
 
     /// tester41a-F5: one tenant's uploads that kept trickling (a byte every half second) were

@@ -8,30 +8,39 @@ import XCTest
 /// timeout. An answer larger than the socket buffers take is now reset when its client takes
 /// none of its bytes for `--head-timeout`, and its journal entry says so.
 final class UnreadMockAnswerTests: XCTestCase {
-    func testALargeMockAnswerItsClientTakesNothingOfIsResetAfterTheHeadTimeout() throws {
+    /// Against a server with a 2-s head timeout and tenant `V`'s mock `/big` answering `body`
+    /// bytes: a client with a `receiveBuffer`-byte receive buffer sends `requests` (raw, in one
+    /// write) and reads nothing for 6 s (the head timeout and the watch's ticks have passed).
+    /// Its connection must have been reset before `sent` bytes went out, and the tenant's
+    /// journal must say why.
+    private func assertResetWithoutReading(body: Int, requests: String, receiveBuffer: Int32, sent: Int) throws {
         let server = try TestServer { $0.headTimeout = .seconds(2) }
         defer { server.removeFiles() }
-        let control = try server.client()
-        try E2E.addMock(control, tenant: "V", url: "/v/big", body: String(repeating: "b", count: 5_000_000))
-        let slow = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 2048)
-        try slow.send("GET", "/v/big", headers: [("X-Catbird-Parallel-Id", "V")])
-        XCTAssertEqual(String(decoding: slow.read(upTo: 12, within: 20), as: UTF8.self), "HTTP/1.1 200")
-        // Reads nothing for 6 s: the head timeout (2 s) and the watch's ticks (1 s) have passed.
+        try E2E.addMock(try server.client(), tenant: "V", url: "/big", body: String(repeating: "b", count: body))
+        let client = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: receiveBuffer)
+        try client.send(raw: Array(requests.utf8))
+        XCTAssertEqual(String(decoding: client.read(upTo: 12, within: 20), as: UTF8.self), "HTTP/1.1 200")
         Thread.sleep(forTimeInterval: 6)
-        let (bytes, closed) = slow.readUntilClosed(within: 5)
+        let (bytes, closed) = client.readUntilClosed(within: 5)
         XCTAssertTrue(closed, "the connection was reset")
-        XCTAssertLessThan(bytes.count, 5_000_000, "before the whole answer was sent")
+        XCTAssertLessThan(bytes.count + 12, sent, "before everything was sent")
 
         let deadline = ContinuousClock.now + .seconds(5)
-        var problem: String?
+        var problems: [String] = []
         repeat {
-            problem = try E2E.journal(try server.client(), tenant: "V").first?["problem"] as? String
-            if problem == nil { usleep(100_000) }
-        } while problem == nil && ContinuousClock.now < deadline
+            problems = try E2E.journal(try server.client(), tenant: "V").compactMap { $0["problem"] as? String }
+            if problems.isEmpty { usleep(100_000) }
+        } while problems.isEmpty && ContinuousClock.now < deadline
         XCTAssertEqual(
-            problem,
-            "the client took none of the answer's bytes for 2 s (--head-timeout; its TCP receive window stayed shut), so the "
-                + "server reset the connection before the whole answer was sent")
+            problems,
+            ["the client took none of the answer's bytes for 2 s (--head-timeout; its TCP receive window stayed shut), so the "
+                + "server reset the connection before the whole answer was sent"])
+    }
+
+    private static let getBig = "GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: V\r\n\r\n"
+
+    func testALargeMockAnswerItsClientTakesNothingOfIsResetAfterTheHeadTimeout() throws {
+        try assertResetWithoutReading(body: 5_000_000, requests: Self.getBig, receiveBuffer: 2048, sent: 5_000_000)
     }
 
     /// Tester finding tester66b-F1, its requests on one connection: 10 pipelined `GET /big` of a
@@ -41,29 +50,8 @@ final class UnreadMockAnswerTests: XCTestCase {
     /// at is now watched from the tick that sees it unsent for a second, and reset after
     /// `--head-timeout` as a large one is; its journal entry says so.
     func testPipelinedSmallAnswersItsClientTakesNothingOfAreResetAfterTheHeadTimeout() throws {
-        let server = try TestServer { $0.headTimeout = .seconds(2) }
-        defer { server.removeFiles() }
-        let control = try server.client()
-        try E2E.addMock(control, tenant: "A", url: "/big", body: String(repeating: "x", count: 61_000))
-        let hog = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 4096)
-        let one = "GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: A\r\n\r\n"
-        try hog.send(raw: Array(String(repeating: one, count: 10).utf8))
-        // Reads nothing for 6 s: the head timeout (2 s) and the watch's ticks (1 s) have passed.
-        Thread.sleep(forTimeInterval: 6)
-        let (bytes, closed) = hog.readUntilClosed(within: 5)
-        XCTAssertTrue(closed, "the connection was reset")
-        XCTAssertLessThan(bytes.count, 10 * 61_000, "before every answer was sent")
-
-        let deadline = ContinuousClock.now + .seconds(5)
-        var problems: [String] = []
-        repeat {
-            problems = try E2E.journal(try server.client(), tenant: "A").compactMap { $0["problem"] as? String }
-            if problems.isEmpty { usleep(100_000) }
-        } while problems.isEmpty && ContinuousClock.now < deadline
-        XCTAssertEqual(
-            problems.first,
-            "the client took none of the answer's bytes for 2 s (--head-timeout; its TCP receive window stayed shut), so the "
-                + "server reset the connection before the whole answer was sent")
+        try assertResetWithoutReading(
+            body: 61_000, requests: String(repeating: Self.getBig, count: 10), receiveBuffer: 4096, sent: 10 * 61_000)
     }
 
     /// Tester finding tester52a-F2, scaled to a 2 s head timeout: `curl --limit-rate 30k` read a
