@@ -1,7 +1,7 @@
 /// An ICU regular expression read once, left to right, into the pieces Catbird rewrites or
 /// looks into (the translations of WireMock and MockServer expressions, the 404's hints):
-/// what is inside a bracketed class, an end anchor, a numbered backreference, and everything
-/// else as written. One reader for all of them, so each knows the same things: an escape
+/// what is inside a bracketed class, an end anchor, a numbered backreference, a lookahead's
+/// opening and end, and everything else as written. One reader for all of them, so each knows the same things: an escape
 /// (`\$`, `\[`), a `\Q…\E` quote, a class nested in a class (`[a-z&&[^b]]`) and a `]` first
 /// in a class (`[]a]`, a literal), and the `x` flag (`(?x)`, `(?x:…)`), under which `#` starts
 /// a comment to the end of the line, inside a class too (ICU reads `(?x)[#]` as an
@@ -23,6 +23,10 @@ public struct ICURegexTokens: Sendable {
         /// A backslash and the digits after it (`\12`) outside a class: a numbered
         /// backreference, which takes as many of the digits as name a group (``groupNumber(_:groupCount:)``).
         case backreference(Substring)
+        /// The opening of a lookahead, `(?=` or `(?!`.
+        case lookahead(Substring)
+        /// The `)` that closes a lookahead.
+        case lookaheadEnd(Substring)
     }
 
     /// The pieces, in order.
@@ -40,6 +44,7 @@ public struct ICURegexTokens: Sendable {
         var quoted = false
         var extended = false
         var savedExtended: [Bool] = []  // per open group, the flag outside it
+        var lookaheads: [Bool] = []  // per open group, whether it is a lookahead
         var classes: [Bool] = []  // per open class, whether it is negated
         var classJustOpened = false
         func next(_ i: Substring.Index) -> Character? { i < text.endIndex ? text[i] : nil }
@@ -110,6 +115,13 @@ public struct ICURegexTokens: Sendable {
                 tokens.append(.endAnchor(text[start..<index]))
             case "(":
                 savedExtended.append(extended)
+                lookaheads.append(false)
+                if next(index) == "?", let kind = next(text.index(after: index)), kind == "=" || kind == "!" {
+                    lookaheads[lookaheads.count - 1] = true
+                    index = text.index(index, offsetBy: 2)
+                    tokens.append(.lookahead(text[start..<index]))
+                    continue
+                }
                 if next(index) == "?" {
                     // Flags: `(?ix-s)` for the rest of the group around it, `(?x:…)` inside.
                     var end = text.index(after: index)
@@ -122,12 +134,14 @@ public struct ICURegexTokens: Sendable {
                         end = text.index(after: end)
                         if close == ")" {
                             savedExtended.removeLast()  // no group: the flags hold in the one around
+                            lookaheads.removeLast()
                         }
                         extended = newExtended
                         index = end
                     } else if next(text.index(after: index)) == "#" {
                         // `(?#…)`: a comment to the next `)`.
                         savedExtended.removeLast()
+                        lookaheads.removeLast()
                         while let c = next(index), c != ")" { index = text.index(after: index) }
                         if index < text.endIndex { index = text.index(after: index) }
                     }
@@ -135,7 +149,8 @@ public struct ICURegexTokens: Sendable {
                 tokens.append(.other(text[start..<index]))
             case ")":
                 if let outer = savedExtended.popLast() { extended = outer }
-                tokens.append(.other(text[start..<index]))
+                let closesLookahead = lookaheads.popLast() ?? false
+                tokens.append(closesLookahead ? .lookaheadEnd(text[start..<index]) : .other(text[start..<index]))
             default:
                 tokens.append(.other(text[start..<index]))
             }

@@ -8,7 +8,8 @@ final class ICURegexTokensTests: XCTestCase {
     private func joined(_ scan: ICURegexTokens) -> String {
         scan.tokens.map { token -> Substring in
             switch token {
-            case let .other(text), let .inClass(text, _), let .endAnchor(text), let .backreference(text): text
+            case let .other(text), let .inClass(text, _), let .endAnchor(text), let .backreference(text), let .lookahead(text),
+                 let .lookaheadEnd(text): text
             }
         }.joined()
     }
@@ -16,7 +17,7 @@ final class ICURegexTokensTests: XCTestCase {
     func testThePiecesJoinedAreTheExpression() {
         for expression in [
             #"^/a/[^/]+/b$"#, #"/a\Q$[\E\$"#, #"(?x)/a # c"#, #"[]a][^]b]"#, #"[a-z&&[^é]]"#, #"\p{L}+\N{DOLLAR SIGN}"#,
-            #"(a)(?<n>b)\k<n>\12"#, "(?#note)x", #"a\"#, #"\Qopen"#, "", "é[è]",
+            #"(a)(?<n>b)\k<n>\12"#, "(?#note)x", #"a\"#, #"\Qopen"#, "", "é[è]", "/a(?=b(?!c)d)(?<=a)e", "(?i)(?=x)",
         ] {
             XCTAssertEqual(joined(ICURegexTokens(expression)), expression, expression)
         }
@@ -50,6 +51,17 @@ final class ICURegexTokensTests: XCTestCase {
         XCTAssertEqual(scan.tokens.filter { if case .endAnchor = $0 { true } else { false } }.count, 1)
         // ICU agrees that `#` in a class comments under x (the class is left open: invalid).
         XCTAssertThrowsError(try NSRegularExpression(pattern: "(?x)a[#]b"))
+    }
+
+    func testLookaheadsAndTheirEndsAreTold() {
+        let pieces = ICURegexTokens(#"/a(?=b(?!c)(d))(?<=a)(?:e)\(?=f)[(?=]"#).tokens.compactMap { token -> String? in
+            switch token {
+            case let .lookahead(text): "open \(text)"
+            case let .lookaheadEnd(text): "end \(text)"
+            default: nil
+            }
+        }
+        XCTAssertEqual(pieces, ["open (?=", "open (?!", "end )", "end )"])
     }
 
     func testAnOpenQuoteIsToldAtTheEnd() {

@@ -95,7 +95,7 @@ extension ForeignStubShapeTests {
     /// answer. Now they end in `\z`.
     func testAWholeBodyRegexpTranslationMatchesNoTrailingLineBreak() throws {
         let matches = try translated(#"{"request":{"method":"POST","url":"/q","bodyPatterns":[{"matches":"a.c"}]},"response":{"status":200,"body":"matches"}}"#)
-        XCTAssertTrue(matches.action.contains(#""body":{"kind":"regexp","value":"(?-i)^(?:a.c)\\z"}"#), matches.action)
+        XCTAssertTrue(matches.action.contains(#""body":{"kind":"regexp","value":"(?s-i)^(?:a.c)\\z"}"#), matches.action)
         let equal = try translated(
             #"{"request":{"method":"POST","url":"/q2","bodyPatterns":[{"equalTo":"abc","caseInsensitive":true}]},"response":{"status":200,"body":"eq"}}"#)
         XCTAssertTrue(equal.action.contains(#""body":{"kind":"regexp","value":"^abc\\z"}"#), equal.action)
@@ -111,7 +111,7 @@ extension ForeignStubShapeTests {
     func testAWholeHeaderValueRegexpTranslationMatchesNoTrailingLineTerminator() throws {
         let stub = try translated(
             #"{"request":{"method":"GET","url":"/h","headers":{"X-A":{"matches":"abc"},"X-B":{"equalTo":"def","caseInsensitive":true}}},"response":{"status":200}}"#)
-        XCTAssertTrue(stub.action.contains(#""X-A":{"kind":"regexp","value":"(?-i)^(?:abc)\\z"}"#), stub.action)
+        XCTAssertTrue(stub.action.contains(#""X-A":{"kind":"regexp","value":"(?s-i)^(?:abc)\\z"}"#), stub.action)
         XCTAssertTrue(stub.action.contains(#""X-B":{"kind":"regexp","value":"^def\\z"}"#), stub.action)
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", stub.action).status, 201)
         XCTAssertEqual(try client.request("GET", "/h", headers: [("X-A", "abc"), ("X-B", "DEF")]).status, 200)
@@ -125,7 +125,7 @@ extension ForeignStubShapeTests {
     /// WireMock's stub does not answer.
     func testAURLRegexpTranslationMatchesNoTrailingLineTerminator() throws {
         let stub = try translated(#"{"request":{"method":"GET","urlPattern":"/a.c"},"response":{"status":200}}"#)
-        XCTAssertTrue(stub.action.contains(#""url":{"kind":"regexp","value":"(?-i)^(?:/a.c)\\z"}"#), stub.action)
+        XCTAssertTrue(stub.action.contains(#""url":{"kind":"regexp","value":"(?s-i)^(?:/a.c)\\z"}"#), stub.action)
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", stub.action).status, 201)
         let path = try translated(#"{"request":{"method":"GET","urlPathPattern":"/p.q"},"response":{"status":200}}"#)
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", path.action).status, 201)
@@ -140,7 +140,7 @@ extension ForeignStubShapeTests {
     /// got a 404 though WireMock's `urlPath` ignores the query).
     func testAPathExpressionMatchesThePathAloneAndAnyQuery() throws {
         let wireMock = try translated(#"{"request":{"method":"GET","urlPathPattern":"/api/.*/details"},"response":{"status":200}}"#)
-        XCTAssertTrue(wireMock.action.contains(#""value":"(?-i)^(?=[^?]*+((?s:\\?.*)?)\\z)(?:/api/.*/details)\\1\\z""#), wireMock.action)
+        XCTAssertTrue(wireMock.action.contains(#""value":"(?s-i)^(?=[^?]*+((?s:\\?.*)?)\\z)(?:/api/.*/details)\\1\\z""#), wireMock.action)
         let mockServer = try translated(#"{"httpRequest":{"method":"GET","path":"/ms/.*\\.json"},"httpResponse":{"statusCode":200}}"#)
         let negated = try translated(#"{"request":{"method":"GET","urlPathPattern":"/n/[^/]+/\\S+"},"response":{"status":200}}"#)
         let path = try translated(#"{"request":{"method":"GET","urlPath":"/api/feed"},"response":{"status":200}}"#)
@@ -174,7 +174,7 @@ extension ForeignStubShapeTests {
     /// quote is closed before them now, in every wrapped expression.
     func testAnUnterminatedQuoteIsClosedBeforeTheTranslationsSuffix() throws {
         let path = try translated(#"{"request":{"method":"GET","urlPathPattern":"/a\\Q$"},"response":{"status":200}}"#)
-        XCTAssertTrue(path.action.contains(#""value":"(?-i)^(?=[^?]*+((?s:\\?.*)?)\\z)(?:/a\\Q$\\E)\\1\\z""#), path.action)
+        XCTAssertTrue(path.action.contains(#""value":"(?s-i)^(?=[^?]*+((?s:\\?.*)?)\\z)(?:/a\\Q$\\E)\\1\\z""#), path.action)
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", path.action).status, 201)
         XCTAssertEqual(try client.request("GET", "/a$?x=1").status, 200)
         let url = try translated(#"{"request":{"method":"GET","urlPattern":"/b\\Q.x"},"response":{"status":200}}"#)
@@ -182,7 +182,7 @@ extension ForeignStubShapeTests {
         XCTAssertEqual(try client.request("GET", "/b.x").status, 200)
         XCTAssertEqual(try client.request("GET", "/bax").status, 404)
         let header = try translated(#"{"request":{"method":"GET","url":"/h","headers":{"X-Q":{"matches":"a\\Q.b"}}},"response":{"status":200}}"#)
-        XCTAssertTrue(header.action.contains(#""X-Q":{"kind":"regexp","value":"(?-i)^(?:a\\Q.b\\E)\\z"}"#), header.action)
+        XCTAssertTrue(header.action.contains(#""X-Q":{"kind":"regexp","value":"(?s-i)^(?:a\\Q.b\\E)\\z"}"#), header.action)
     }
 
     /// Regression (tester59b-F2, its stub): a `$` quoted with `\Q…\E` in a `urlPathPattern` was
@@ -190,7 +190,7 @@ extension ForeignStubShapeTests {
     /// `/a%24`. A quoted span is now copied as it is.
     func testAQuotedDollarInAURLPathPatternStaysLiteral() throws {
         let stub = try translated(#"{"request":{"method":"GET","urlPathPattern":"/a\\Q$\\E"},"response":{"status":200}}"#)
-        XCTAssertTrue(stub.action.contains(#""value":"(?-i)^(?=[^?]*+((?s:\\?.*)?)\\z)(?:/a\\Q$\\E)\\1\\z""#), stub.action)
+        XCTAssertTrue(stub.action.contains(#""value":"(?s-i)^(?=[^?]*+((?s:\\?.*)?)\\z)(?:/a\\Q$\\E)\\1\\z""#), stub.action)
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", stub.action).status, 201)
         XCTAssertEqual(try client.request("GET", "/a$").status, 200)
         XCTAssertEqual(try client.request("GET", "/a$?x=1").status, 200)
@@ -255,6 +255,46 @@ extension ForeignStubShapeTests {
         }
         let backreference = try translated(stubs[6]).action
         XCTAssertTrue(backreference.contains(#"(?:/r/(\\w+)/(?:\\2))\\1\\z"#), backreference)
+    }
+
+    /// Tester finding tester67a-F1, its stubs: a lookahead inside a path expression read on into
+    /// the query (`/api/(?!.*debug).*` refused `/api/foo?debug=1`; `/a/\w+(?=.*x)` answered
+    /// `/a/b?x`, here under `/la`; the MockServer path `/files/(?!.*secret).+` refused `/files/a.txt?token=secret`),
+    /// where WireMock and MockServer match the path alone. What a lookahead matches must now end
+    /// within the path.
+    func testALookaheadInAPathExpressionReadsThePathAlone() throws {
+        let stubs = [
+            #"{"request":{"method":"GET","urlPathPattern":"/api/(?!.*debug).*"},"response":{"status":200}}"#,
+            #"{"request":{"method":"GET","urlPathPattern":"/la/\\w+(?=.*x)"},"response":{"status":200}}"#,
+            #"{"httpRequest":{"method":"GET","path":"/files/(?!.*secret).+"},"httpResponse":{"statusCode":200}}"#,
+        ]
+        for stub in stubs {
+            let action = try translated(stub).action
+            XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action).status, 201, action)
+        }
+        let cases: [(String, Int)] = [
+            ("/api/foo", 200), ("/api/foo?debug=1", 200), ("/api/foo?mode=debug", 200), ("/api/debug", 404),
+            // WireMock: the path alone holds no x after the word, so none of these.
+            ("/la/b?x", 404), ("/la/bx", 404), ("/la/x?x", 404),
+            ("/files/a.txt", 200), ("/files/a.txt?token=secret", 200), ("/files/secret.txt", 404),
+        ]
+        for (target, status) in cases {
+            XCTAssertEqual(try client.request("GET", target).status, status, target)
+        }
+    }
+
+    /// Tester finding tester67a-F2, its stub: WireMock compiles every regular expression with
+    /// `DOTALL`, so its body `matches` `.*"user": *"bob".*` takes the same JSON pretty-printed
+    /// over several lines; the translation (`.` stopping at a line break) took only the one-line
+    /// body. WireMock's translations now carry `(?s)`.
+    func testAWireMockRegexpsDotMatchesLineBreaks() throws {
+        let stub = try translated(
+            #"{"request":{"method":"POST","urlPath":"/login","bodyPatterns":[{"matches":".*\"user\": *\"bob\".*"}]},"response":{"status":200,"body":"ok"}}"#)
+        XCTAssertTrue(stub.action.contains(#""body":{"kind":"regexp","value":"(?s-i)^(?:.*\"user\": *\"bob\".*)\\z"}"#), stub.action)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", stub.action).status, 201, stub.action)
+        XCTAssertEqual(try client.request("POST", "/login", body: Array(#"{"user": "bob"}"#.utf8)).status, 200)
+        XCTAssertEqual(try client.request("POST", "/login", body: Array("{\n  \"user\": \"bob\"\n}".utf8)).status, 200)
+        XCTAssertEqual(try client.request("POST", "/login", body: Array("{\n  \"user\": \"eve\"\n}".utf8)).status, 404)
     }
 
     /// tester47a-F7, its stubs: a 12 KB `equalToJson` body pattern, or a 9 KB header value,

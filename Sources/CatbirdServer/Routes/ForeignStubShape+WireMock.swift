@@ -161,8 +161,8 @@ extension ForeignStubShape {
         return switch key {
         case "url": PatternMatch(kind: .equal, value: value)
         case "urlPath": PatternMatch(kind: .regexp, value: "(?-i)^" + escaped(value) + query)
-        case "urlPattern": PatternMatch(kind: .regexp, value: wholeValue(value))
-        case "urlPathPattern": PatternMatch(kind: .regexp, value: "(?-i)^" + pathAnchored(pathOnly(value)))
+        case "urlPattern": PatternMatch(kind: .regexp, value: wholeValue(value, dotAll: true))
+        case "urlPathPattern": PatternMatch(kind: .regexp, value: "(?s-i)^" + pathAnchored(pathOnly(value)))
         default: PatternMatch(kind: .regexp, value: "(?-i)^" + pathTemplate(value) + query)
         }
     }
@@ -203,7 +203,7 @@ extension ForeignStubShape {
             }
             return (PatternMatch(kind: .equal, value: value), members["caseInsensitive"] == .bool(false) ? ["equalTo", "caseInsensitive"] : ["equalTo"])
         }
-        if case let .string(value)? = members["matches"] { return (PatternMatch(kind: .regexp, value: wholeValue(value)), ["matches"]) }
+        if case let .string(value)? = members["matches"] { return (PatternMatch(kind: .regexp, value: wholeValue(value, dotAll: true)), ["matches"]) }
         if case let .string(value)? = members["contains"] { return (PatternMatch(kind: .regexp, value: "(?-i)" + escaped(value)), ["contains"]) }
         return nil
     }

@@ -78,7 +78,7 @@ extension ForeignStubShape.Translation {
         }
         if case let .string(value)? = members["contains"] { return (BodyPattern(kind: .contains, value: value), ["contains"]) }
         if case let .string(value)? = members["matches"] {
-            return (BodyPattern(kind: .regexp, value: ForeignStubShape.wholeValue(value)), ["matches"])
+            return (BodyPattern(kind: .regexp, value: ForeignStubShape.wholeValue(value, dotAll: true)), ["matches"])
         }
         return nil
     }

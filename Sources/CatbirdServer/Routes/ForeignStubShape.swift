@@ -435,6 +435,10 @@ enum ForeignStubShape {
     /// query may hold raw (tester finding tester62a-F6).
     static let querySuffix = "(\\?(?s:.*))?\\z"
 
+    /// A lookahead that holds where the position is within the path, at its end at most: what
+    /// remains is some of the path and then ``pathAnchored(_:)``'s group 1, the query.
+    static let withinPath = "(?=[^?]*+\\1\\z)"
+
     /// `body`, an expression over a path alone (``pathOnly(_:)``, or alternatives of such and
     /// of literal paths), made to match exactly the path of a target that may go on with a
     /// query: `(?=[^?]*+((?s:\?.*)?)\z)(?:body)\1\z`. The lookahead takes what follows the path
@@ -455,6 +459,9 @@ enum ForeignStubShape {
     ///   found no mock (tester finding tester47a-F2);
     /// - each numbered backreference names its group plus one, ``pathAnchored(_:)``'s group
     ///   being the first (`(a)\1` becomes `(a)(?:\2)`; `(a)\12`, group 1 and a `2`, `(a)(?:\2)2`);
+    /// - what each lookahead matches must end within the path: `(?=X)` becomes
+    ///   `(?=(?:X)(?=[^?]*+\1\z))`, `(?!X)` likewise (tester finding tester67a-F1:
+    ///   `/api/(?!.*debug).*` refused `/api/foo?debug=1`, whose path WireMock matches alone);
     /// - closed as ``closed(_:)`` closes it, so the anchor's group and suffix stay outside it.
     static func pathOnly(_ expression: String) -> String {
         let scan = ICURegexTokens(expression)
@@ -464,6 +471,8 @@ enum ForeignStubShape {
             switch token {
             case let .other(text), let .inClass(text, _): out += text
             case .endAnchor: out += "(?=\\1\\z)"
+            case let .lookahead(text): out += text + "(?:"
+            case let .lookaheadEnd(text): out += ")" + Self.withinPath + text
             case let .backreference(text):
                 let (group, digits) = ICURegexTokens.groupNumber(text, groupCount: groups)
                 out += "(?:\\\(group + 1))" + digits
@@ -475,8 +484,11 @@ enum ForeignStubShape {
     /// `expression`, a whole-value regular expression of a WireMock or MockServer stub, as a
     /// case-sensitive ICU expression matching the whole text: `(?-i)^(?:…)\z` (`\z`: ICU's `$`
     /// also matches before a last line terminator; tester findings tester59b-F1, tester60a-F6).
-    static func wholeValue(_ expression: String) -> String {
-        "(?-i)^(?:" + closed(expression) + ")\\z"
+    /// - Parameter dotAll: `.` matches line terminators too (`(?s)`), as WireMock compiles every
+    ///   regular expression (Java's `Pattern.DOTALL`; tester finding tester67a-F2: a body
+    ///   `.*"user": *"bob".*` matched the one-line JSON, not the same JSON pretty-printed).
+    static func wholeValue(_ expression: String, dotAll: Bool = false) -> String {
+        (dotAll ? "(?s-i)" : "(?-i)") + "^(?:" + closed(expression) + ")\\z"
     }
 
     /// `expression` made safe to put text after (``ICURegexTokens``): a `\Q` quote it leaves open
