@@ -89,6 +89,39 @@ final class ParkedRequestShareTests: XCTestCase {
         withExtendedLifetime(parked) {}
     }
 
+    /// Tester finding tester67b-F2, scaled to 64 slots: 300 long-held requests spread over 8
+    /// tenants (there, long polls; here a day's `delay`), past what all tenants together may park.
+    /// Each refused one got its 429 on a connection kept alive, which held a slot until it idled
+    /// a second and was closed for room a few at a time: the health check and another tenant
+    /// waited 13 s behind them. The 429 now closes its connection (`Connection: close`), so they
+    /// get in at once, without the second the other tests wait.
+    func testAParkedRequestsRefusalClosesItsConnection() throws {
+        let server = try server()
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, url: "/slowd", body: "late", delay: 86_400)
+        try E2E.addMock(control, tenant: "B", url: "/hit", body: "ok")
+        var held: [RawHTTPClient] = []
+        for index in 0..<300 {
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try client.send("GET", "/slowd", headers: [("X-Catbird-Parallel-Id", "s\(index % 8 + 1)")])
+            held.append(client)
+        }
+        defer { withExtendedLifetime(held) {} }
+        let began = ContinuousClock.now
+        let health = try RawHTTPClient(port: server.port, timeoutSeconds: 10).request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 200, health.text)
+        let other = try RawHTTPClient(port: server.port, timeoutSeconds: 10).request("GET", "/hit", headers: [("X-Catbird-Parallel-Id", "B")])
+        XCTAssertEqual(other.text, "ok")
+        XCTAssertLessThan(ContinuousClock.now - began, .seconds(3), "health and the other tenant answer promptly")
+
+        let refused = try RawHTTPClient(port: server.port, timeoutSeconds: 8)
+        let answer = try refused.request("GET", "/slowd", headers: [("X-Catbird-Parallel-Id", "s1")])
+        XCTAssertEqual(answer.status, 429, answer.text)
+        XCTAssertEqual(answer.header("Connection"), "close")
+        XCTAssertTrue(refused.readUntilClosed(within: 5).closed, "the server closed the refused connection")
+    }
+
     /// Regression (tester finding T19A-F2, scaled down): tenant `hog` sends `GET /slow`, a mock
     /// with a day's `delay`, on 72 connections, more than the server's 64 slots. Before, every
     /// slot was parked for the delay and `GET /catbird/api/health` and another tenant's mock

@@ -8,6 +8,9 @@ struct APIError: HTTPResponseError, Sendable {
     let reason: String
     /// A 405's methods, sent as `Allow` (RFC 9110 §15.5.6; ``methodNotAllowed(_:)``).
     var allow: String? = nil
+    /// Sent with `Connection: close`, its connection closed after it: a refusal whose client's
+    /// connection is to give its slot back at once (a parked request's 429).
+    var closesConnection = false
 
     static func badRequest(_ reason: String) -> APIError { APIError(status: 400, reason: reason) }
     static func forbidden(_ reason: String) -> APIError { APIError(status: 403, reason: reason) }
@@ -144,6 +147,7 @@ struct APIError: HTTPResponseError, Sendable {
         var response = HTTPResponse.error(status: status, reason: reason)
         if status == 401 { response.headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"catbird\"") }
         if let allow { response.headers.add(name: "Allow", value: allow) }
+        if closesConnection { response.headers.add(name: "Connection", value: "close") }
         // Every 503 of the server's own is passing (buffered bodies at their limit, a stopping
         // server, a journal write that failed): the reason says retry, the field says when
         // (tester finding try10a F8, RFC 9110 section 10.2.3).

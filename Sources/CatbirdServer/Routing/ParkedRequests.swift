@@ -200,19 +200,24 @@ extension ParkedRequests {
 }
 
 extension APIError {
-    /// 429: `tenant` already has `limit` requests parked, its share of the server's
-    /// `connectionLimit` connection slots (``ParkedRequests``).
     /// 429 for a parked request refused because all tenants' parked requests hold `limit` of the
-    /// server's `connectionLimit` slots (``ParkedRequests/totalLimit``).
+    /// server's `connectionLimit` slots (``ParkedRequests/totalLimit``). Sent with `Connection:
+    /// close`, as ``parkedRequestsBusy(_:limit:connectionLimit:)``.
     static func allParkedRequestsBusy(limit: Int, connectionLimit: Int) -> APIError {
         APIError(
             status: 429,
             reason: "the server already has \(limit) requests parked, all tenants together (mock delays, journal long polls with "
                 + "wait=, requests/wait calls, forwarded requests, mock and file answers over 64 KiB being sent): at most \(limit) of its \(connectionLimit) connection slots, so "
                 + "that the health check and requests answered at once always get in (docs/tenancy.md#fair-shares); retry when "
-                + "one has answered")
+                + "one has answered",
+            closesConnection: true)
     }
 
+    /// 429: `tenant` already has `limit` requests parked, its share of the server's
+    /// `connectionLimit` connection slots (``ParkedRequests``). Sent with `Connection: close`:
+    /// the refused client's keep-alive connection would otherwise hold the slot the share keeps
+    /// free until it idled a second, and hundreds of them kept the health check out for 13 s
+    /// (tester finding tester67b-F2).
     static func parkedRequestsBusy(_ tenant: TenantID, limit: Int, connectionLimit: Int) -> APIError {
         let who = tenant.isDefault ? "the default tenant (no \(TenantID.headerName))" : "tenant \(JSONText.shortString(tenant.rawValue))"
         return APIError(
@@ -220,6 +225,7 @@ extension APIError {
             reason: "\(who) already has \(limit) requests parked (mock delays, journal long polls with wait=, "
                 + "requests/wait calls, forwarded requests, mock and file answers over 64 KiB being sent): at most \(limit) per tenant, 1/\(ParkedRequests.slotShare) of the "
                 + "server's \(connectionLimit) connection slots, so that the health check and other tenants always get in "
-                + "(docs/tenancy.md#fair-shares); retry when one has answered")
+                + "(docs/tenancy.md#fair-shares); retry when one has answered",
+            closesConnection: true)
     }
 }
