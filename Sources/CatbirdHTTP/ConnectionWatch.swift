@@ -610,10 +610,12 @@ final class ConnectionWatch: Sendable {
     /// connections took the server from 45 to 444 MB resident, still 438 MB after they closed).
     /// On the tick's thread, never a worker's: a trim walks the heap (milliseconds).
     private func giveBackClosedConnectionsMemory() {
-        let (open, peak) = connections.withLock { ($0.count, mostOpenSinceTrim.load(ordering: .relaxed)) }
-        guard peak - open >= Self.trimAfterClosing else { return }
-        connections.withLock { mostOpenSinceTrim.store($0.count, ordering: .relaxed) }
-        HeapTrim.giveBack()
+        let due = connections.withLock { connections in
+            guard mostOpenSinceTrim.load(ordering: .relaxed) - connections.count >= Self.trimAfterClosing else { return false }
+            mostOpenSinceTrim.store(connections.count, ordering: .relaxed)
+            return true
+        }
+        if due { HeapTrim.giveBack() }
     }
 
     /// Connections that must have closed since the most open before a tick gives their memory
@@ -639,8 +641,9 @@ final class ConnectionWatch: Sendable {
                     startAcked = connection.answerStartAcked.load(ordering: .relaxed)
                 } else {
                     // Watched from this tick on: its client's bytes counted from now.
-                    if connection.tickStartAcked == nil { connection.tickStartAcked = acked }
-                    startAcked = connection.tickStartAcked ?? acked
+                    let first = connection.tickStartAcked ?? acked
+                    connection.tickStartAcked = first
+                    startAcked = first
                 }
                 if let headTimeout,
                    connection.answerProgress.look(acked: acked, waiting: Int64(waiting), startAcked: startAcked, at: now, headTimeout: headTimeout),

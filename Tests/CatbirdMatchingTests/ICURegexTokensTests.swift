@@ -43,7 +43,7 @@ final class ICURegexTokensTests: XCTestCase {
         XCTAssertTrue(ICURegexTokens("(?ix)/a").endsExtended)
         XCTAssertFalse(ICURegexTokens("(?x:/a # c\n)b").endsExtended)
         XCTAssertFalse(ICURegexTokens("(?x)a(?-x)b").endsExtended)
-        XCTAssertFalse(ICURegexTokens("(?x)a # (?-x\n").endsExtended == false)  // a comment's text is no flag
+        XCTAssertTrue(ICURegexTokens("(?x)a # (?-x\n").endsExtended)  // a comment's text is no flag
         XCTAssertTrue(ICURegexTokens("((?x)a)(?x)b").endsExtended)
         XCTAssertFalse(ICURegexTokens("((?x)a)b").endsExtended)
         // In a comment, `$` and `[` are text: `$` is no anchor, and the class never opens.

@@ -1,4 +1,6 @@
+import CatbirdDomain
 import CatbirdHTTP
+import CatbirdSupport
 
 /// `--cors` and `--cors-origin`: which browser origins may call the server, and the fields that
 /// tell the browser so (`docs/files.md#cors`; the Fetch standard's CORS protocol).
@@ -113,7 +115,7 @@ struct CORS: Sendable {
     /// only; tester finding tester66b-F2).
     static func asksForParallelId(_ request: HTTPRequest) -> Bool {
         request.headers.values("Access-Control-Request-Headers").contains { value in
-            value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "x-catbird-parallel-id" }
+            HTTPFieldList.members(value).contains { String($0).equalsIgnoringASCIICase(TenantID.headerName) }
         }
     }
 
