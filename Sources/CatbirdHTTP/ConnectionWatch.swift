@@ -59,7 +59,9 @@ import Glibc
 /// - **Room at the limit**: when the acceptor finds every slot taken, ``makeRoom(_:)`` closes
 ///   the connections idle longest (between requests, no request started; a keep-alive client
 ///   sees its idle connection closed, as after an idle timeout, and opens another), so new
-///   clients, health checks and other tenants get in while idle sockets hold the slots.
+///   clients, health checks and other tenants get in while idle sockets hold the slots; those
+///   of a holder (tenant) past its share of the slots first, and, with clients waiting, its
+///   busy ones close after their next answer (``ConnectionWatch+HolderShare``).
 ///
 /// What a request pays: three relaxed atomic writes on its connection's record (request line
 /// read, head complete, request done; the second a compare-and-swap), one atomic load when its
@@ -199,12 +201,23 @@ final class ConnectionWatch: Sendable {
             answerWatched.store(true, ordering: .relaxed)
         }
 
-        /// The request is done (its answer sent, or the connection closing); the state the
-        /// watch closed it in (``State/headTimedOut``, ``State/bodyStalled``,
-        /// ``State/closedIdle``), or ``State/idle`` when it did not.
-        func requestEnded() -> UInt64 {
+        /// Its next answer closes it (`Connection: close`): set by
+        /// ``ConnectionWatch/closeAfterNextAnswer(in:overShare:count:now:)`` for a holder past
+        /// its share of the slots, read by its worker when it sends an answer.
+        let closeAfterAnswer = Atomic<Bool>(false)
+
+        /// Who held its last request (``ServerCore/holderKey(of:)``: its tenant, as a key); 0
+        /// before a request ended, or when no header names holders. Written by its worker before
+        /// the phase says idle, read by ``ConnectionWatch/makeRoom(_:slots:clientsWaiting:)`` under the lock.
+        let holderKey = Atomic<UInt64>(0)
+
+        /// The request is done (its answer sent, or the connection closing); `holder` is who held
+        /// it (``holderKey``). The state the watch closed it in (``State/headTimedOut``,
+        /// ``State/bodyStalled``, ``State/closedIdle``), or ``State/idle`` when it did not.
+        func requestEnded(holder: UInt64 = 0) -> UInt64 {
             let ended = ContinuousClock.now - opened
             endedAt.store(ended.nanoseconds, ordering: .relaxed)
+            holderKey.store(holder, ordering: .relaxed)
             answerWatched.store(false, ordering: .relaxed)
             var current = phase.load(ordering: .relaxed)
             while current & State.mask < State.headTimedOut {
@@ -283,6 +296,9 @@ final class ConnectionWatch: Sendable {
     /// The most connections open at once since the heap was last trimmed
     /// (``giveBackClosedConnectionsMemory()``); written under the lock.
     private let mostOpenSinceTrim = Atomic<Int>(0)
+    /// When ``closeAfterNextAnswer(in:overShare:count:now:)`` may tell connections to close
+    /// again: ``closingInterval`` after it last did (taken under the lock of ``connections``).
+    let closingNotBefore = Mutex<ContinuousClock.Instant>(.now)
     /// Connections closed by ``makeRoom(_:)`` and by the head deadline, since the start (for
     /// tests and the log).
     let closedIdle = Atomic<Int>(0)
@@ -370,7 +386,11 @@ final class ConnectionWatch: Sendable {
     static let minimumIdleAge: Duration = .seconds(1)
 
     /// Closes up to `count` of the connections idle longest (``Connection/idleAge(at:)``, at
-    /// least ``minimumIdleAge``), longest first, but none with bytes waiting unread
+    /// least ``minimumIdleAge``), longest first; while a holder has more than its share of the
+    /// `slots` (``holdersOverShare(_:share:)``), only its connections, and when
+    /// `clientsWaiting` (in the backlog) its other connections are told to close after their
+    /// next answer, down to its share (``closeAfterNextAnswer(in:overShare:count:now:)``, at
+    /// most once per ``closingInterval``, counted as closed); none with bytes waiting unread
     /// (`catbird_socket_unread_bytes`: a request not read yet); when there are not that many, then the
     /// connections whose body has received nothing for longest (at least ``minimumIdleAge``,
     /// as the ticks saw), which get the ``stalledBodyAnswer`` (tester finding try10b F5:
@@ -382,9 +402,10 @@ final class ConnectionWatch: Sendable {
     /// connections each holding an unfinished head, stopped or a byte a second, locked every
     /// tenant and the health check out until the head deadline, 30 s). Returns how many.
     /// Called by the acceptor when every slot is taken.
-    func makeRoom(_ count: Int, slots: Int = .max) -> Int {
+    func makeRoom(_ count: Int, slots: Int = .max, clientsWaiting: Bool = false) -> Int {
         let now = ContinuousClock.now
         return connections.withLock { connections in
+            var overShare = slots == .max ? [:] : Self.holdersOverShare(connections.values, share: HTTPServer.slotShare(of: slots))
             var idle: [(connection: Connection, age: Duration, phase: UInt64)] = []
             var stalled: [(connection: Connection, age: Duration, phase: UInt64)] = []
             var unread: [(connection: Connection, age: Duration, phase: UInt64)] = []
@@ -404,16 +425,37 @@ final class ConnectionWatch: Sendable {
                 }
             }
             var closed = 0
-            for candidate in idle.sorted(by: { $0.age > $1.age }) where closed < count {
+            // The idle connections of holders past their share first; while one is past it,
+            // the others' are kept (tester finding tester67b-F1: another tenant's one
+            // connection, idle a few seconds between two test steps, was closed before any of
+            // theirs); with clients waiting, their busy ones are told to close after their next
+            // answer (``closeAfterNextAnswer(in:overShare:count:now:)``).
+            let someonePastShare = !overShare.isEmpty
+            let pastShareFirst = idle.sorted { first, second in
+                let firstPast = overShare[first.connection.holderKey.load(ordering: .relaxed)] != nil
+                let secondPast = overShare[second.connection.holderKey.load(ordering: .relaxed)] != nil
+                return firstPast != secondPast ? firstPast : first.age > second.age
+            }
+            for candidate in pastShareFirst where closed < count {
+                let key = candidate.connection.holderKey.load(ordering: .relaxed)
+                if someonePastShare, overShare[key].map({ $0.past <= 0 }) ?? true { break }
                 // Bytes waiting unread: a request its worker has not got to yet (busy sending
                 // others' answers), not an idle client (tester finding tester22b-F8: at the
                 // limit, 622 complete requests were closed unanswered, journaled as their
                 // client's hang-up). One FIONREAD per connection about to be closed.
                 if catbird_socket_unread_bytes(candidate.connection.socket) > 0 { continue }
-                if close(candidate.connection, from: candidate.phase, as: State.closedIdle, answer: nil) { closed += 1 }
+                if close(candidate.connection, from: candidate.phase, as: State.closedIdle, answer: nil) {
+                    closed += 1
+                    overShare[key]?.past -= 1
+                }
+            }
+            var told = 0
+            if someonePastShare, clientsWaiting, closed < count, now >= closingNotBefore.withLock({ $0 }) {
+                told = closeAfterNextAnswer(in: connections, overShare: &overShare, count: count - closed, now: now)
             }
             closedIdle.add(closed, ordering: .relaxed)
             counts.noteClosed(.idleForRoom, count: closed)
+            closed += told  // counted by ``closeAfterNextAnswer(in:overShare:count:now:)``
             var cut = 0
             for candidate in stalled.sorted(by: { $0.age > $1.age }) where closed + cut < count {
                 if candidate.phase & State.mask == State.head {
@@ -689,7 +731,7 @@ final class ConnectionWatch: Sendable {
     /// Marks `connection` closed (unless its worker moved it on from `phase` meanwhile), writes
     /// `answer` (a 408) when given and the socket has nothing else to send, and shuts the
     /// socket down: libmicrohttpd then reads its end and closes the connection. Under the lock.
-    private func close(_ connection: Connection, from phase: UInt64, as state: UInt64, answer: HTTPResponse?) -> Bool {
+    func close(_ connection: Connection, from phase: UInt64, as state: UInt64, answer: HTTPResponse?) -> Bool {
         guard connection.phase.compareExchange(expected: phase, desired: phase & ~State.mask | state, ordering: .relaxed).exchanged
         else { return false }
         if let reason = Self.closeReason(state) { counts.noteClosed(reason) }

@@ -19,6 +19,9 @@ public final class HTTPConnectionCounts: Sendable {
         case answerUnreadForRoom
         /// An upload still arriving past its tenant's share of the slots, closed to make room (408 sent).
         case uploadOverShare
+        /// A keep-alive connection of a tenant past its share of the slots, closed after its
+        /// next answer (`Connection: close`) to make room while clients wait.
+        case keepAliveOverShare
         /// A request line or head not complete within the head timeout (408 sent).
         case headTimedOut
         /// A request body that received nothing for the head timeout (408 sent).
@@ -27,7 +30,7 @@ public final class HTTPConnectionCounts: Sendable {
         case answerUnread
 
         /// The metric label: `idle_for_room`, `head_for_room`, `body_for_room`,
-        /// `answer_unread_for_room`, `upload_over_share`, `head_timed_out`, `body_stalled`,
+        /// `answer_unread_for_room`, `upload_over_share`, `keep_alive_over_share`, `head_timed_out`, `body_stalled`,
         /// `answer_unread`.
         public var label: String {
             switch self {
@@ -36,6 +39,7 @@ public final class HTTPConnectionCounts: Sendable {
             case .bodyForRoom: "body_for_room"
             case .answerUnreadForRoom: "answer_unread_for_room"
             case .uploadOverShare: "upload_over_share"
+            case .keepAliveOverShare: "keep_alive_over_share"
             case .headTimedOut: "head_timed_out"
             case .bodyStalled: "body_stalled"
             case .answerUnread: "answer_unread"

@@ -123,7 +123,7 @@ final class ServerCore: Sendable {
         // First: a stalled-body refusal the watch is making meanwhile (it sets `handled` and
         // journals the 413 under its lock) ends before `handled` is read here.
         if context.watchesChunkLines { _ = core.chunkLines.forget(context) }
-        let closedAs = context.watched?._withUnsafeGuaranteedRef { $0.requestEnded() } ?? ConnectionWatch.State.idle
+        let closedAs = context.watched?._withUnsafeGuaranteedRef { $0.requestEnded(holder: core.holderKey(of: context)) } ?? ConnectionWatch.State.idle
         // Closed for a trickled request line just as the line ended: told when the connection
         // closes (``ConnectionWatch/closed(_:)``), not here as well.
         if !context.handled, closedAs != ConnectionWatch.State.lineTimedOut, let connection {
@@ -529,8 +529,12 @@ final class ServerCore: Sendable {
     /// delay is one user of the deferred path (a timer sends the response without its delay; at
     /// shutdown it is sent at once; a client that hangs up meanwhile is let go at once).
     private func send(_ response: HTTPResponse, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
-        // Changed (a copy) only when the connection closes after it; the usual answer is sent as given.
-        guard !context.closesAfterAnswer else { return sendAsGiven(response.closingConnection(), context, connection) }
+        // Changed (a copy) only when the connection closes after it (its request's framing, or
+        // the connection watch making room: ``ConnectionWatch+HolderShare``); the usual answer
+        // is sent as given.
+        if context.closesAfterAnswer || context.watched?._withUnsafeGuaranteedRef({ $0.closeAfterAnswer.load(ordering: .relaxed) }) == true {
+            return sendAsGiven(response.closingConnection(), context, connection)
+        }
         return sendAsGiven(response, context, connection)
     }
 

@@ -164,6 +164,12 @@ package final class WorkerDaemons: Sendable {
         worker.freedSlot.notify()
     }
 
+    /// Whether a client waits in the listening socket's backlog (it polls readable): one `poll`.
+    private func clientsWaiting() -> Bool {
+        var waiting = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        return poll(&waiting, 1, 0) > 0 && waiting.revents & Int16(POLLIN) != 0
+    }
+
     /// The acceptor thread: waits while the connection limit is reached (clients then wait in
     /// the backlog; the idle connections seen longest are closed first, ``ConnectionWatch/makeRoom(_:)``) until a connection closes (or 100 ms, the bound for a close it missed), accepts, hands the connection to the chosen worker; ends when
     /// ``stopAccepting()`` shuts the listening socket down.
@@ -175,8 +181,11 @@ package final class WorkerDaemons: Sendable {
             if openConnections >= connectionLimit {
                 if !wasFull { workers[0].callbacks.watch?.counts.noteLimitReached() }
                 wasFull = true
-                // Room for the clients waiting: the connections idle longest go first.
-                if let watch = workers[0].callbacks.watch { _ = watch.makeRoom(max(1, connectionLimit / 64), slots: connectionLimit) }
+                // Room for the clients waiting: the connections idle longest go first (of a
+                // holder past its share, first; with clients in the backlog, its brief ones too).
+                if let watch = workers[0].callbacks.watch {
+                    _ = watch.makeRoom(max(1, connectionLimit / 64), slots: connectionLimit, clientsWaiting: clientsWaiting())
+                }
                 let freedSlot = workers[0].freedSlot
                 freedSlot.waiting.store(true, ordering: .sequentiallyConsistent)
                 if openConnections >= connectionLimit && !stopping.load(ordering: .acquiring) {
