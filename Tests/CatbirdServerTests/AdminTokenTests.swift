@@ -270,6 +270,32 @@ final class AdminTokenTests: XCTestCase {
         XCTAssertNil(plain.object["warnings"], plain.text)
     }
 
+    /// Tester finding tester68a-F3, its exact input: the admin's default-tenant mock with a
+    /// header pattern `X-Env: equal "<token>"` is shown as stored in every shard's 404 near
+    /// misses and in the default tenant's mock listing, readable without the token, so the token
+    /// went to every shard without a word. The `update` now says so (and logs it, without the token).
+    func testAMockPatternNamingTheTokenWarnsThatItIsShown() throws {
+        let token = "Secr3tToken-abcdefgh1234"
+        let server = try TestServer { $0.adminToken = token }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let update = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/x"},"headers":{"X-Env":{"kind":"equal","value":"\#(token)"}}},"response":{"status":200}}"#,
+            headers: [("Authorization", "bearer \(token)")])
+        XCTAssertEqual(update.status, 201, update.text)
+        let warnings = update.object["warnings"] as? [String] ?? []
+        XCTAssertEqual(warnings.count, 1, update.text)
+        XCTAssertTrue(warnings.first?.hasPrefix("header pattern X-Env names the admin token: a mock's pattern is shown as stored in its tenant's 404 near misses") == true, update.text)
+        XCTAssertFalse(update.text.contains(token), update.text)
+        let plain = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/y"},"headers":{"X-Env":{"kind":"equal","value":"prod"}}},"response":{"status":200}}"#,
+            headers: E2E.tenantHeader("r1"))
+        XCTAssertEqual(plain.status, 201, plain.text)
+        XCTAssertEqual(plain.body, [], plain.text)
+    }
+
     /// Sends `GET /x` (a 404) once per field of `sent`, each alone, reads the default tenant's
     /// journal without the token, and asserts each field was journaled as its `journaled`
     /// value, in order. Returns the journal page's text.

@@ -36,6 +36,18 @@ final class ControlNotFoundTests: ServerTestCase {
                 answer.object["reason"] as? String,
                 "no control route \(method) \"\(path)\" (did you mean \(meant)?); the control routes are listed in GET /catbird/api/openapi.json")
         }
+        // Regression (tester finding tester68a-F4, its requests): the `api/` in another case
+        // was counted as edits, so these were offered nothing.
+        for (path, meant) in [
+            ("/catbird/API/health", "GET /catbird/api/health"), ("/catbird/Api/mocks", "GET /catbird/api/mocks"),
+            ("/catbird/aPI/requests", "GET /catbird/api/requests"),
+        ] {
+            let answer = try client.request("GET", path)
+            XCTAssertEqual(answer.status, 404, "\(path): \(answer.text)")
+            XCTAssertEqual(
+                answer.object["reason"] as? String,
+                "no control route GET \"\(path)\" (did you mean \(meant)?); the control routes are listed in GET /catbird/api/openapi.json")
+        }
         let far = try client.request("GET", "/catbird/api/nope")
         XCTAssertEqual(
             far.object["reason"] as? String, #"no control route GET "/catbird/api/nope"; the control routes are listed in GET /catbird/api/openapi.json"#)

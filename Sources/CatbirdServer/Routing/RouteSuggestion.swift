@@ -46,10 +46,17 @@ extension RouteTable {
         return enclosing.first.map { "\($0.method) \($0.path)" }
     }
 
-    /// `METHOD path` with `/catbird/api/` read as `/catbird/`.
+    /// `METHOD path` with `/catbird/api/` read as `/catbird/`, the `api` in any case (tester
+    /// finding tester68a-F4: `/catbird/API/health`, equal to a route but for case, was offered
+    /// nothing, its `API/` counted as edits).
     private static func compared(_ method: String, _ path: Substring) -> String {
-        let api = "/catbird/api/"
-        return method + " " + (path.hasPrefix(api) ? "/catbird/" + path.dropFirst(api.count) : String(path))
+        let catbird = "/catbird/"
+        guard path.hasPrefix(catbird) else { return method + " " + path }
+        let rest = path.dropFirst(catbird.count)
+        guard rest.utf8.count >= 4, rest.utf8.prefix(4).elementsEqual("api/".utf8, by: { (0x41...0x5A ~= $0 ? $0 | 0x20 : $0) == $1 }) else {
+            return method + " " + path
+        }
+        return method + " " + catbird + rest.dropFirst(4)
     }
 
     /// Whether `path` is the web page's or one of its assets' (``WebPageRoutes``).
