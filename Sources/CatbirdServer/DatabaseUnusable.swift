@@ -85,14 +85,14 @@ public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
     /// empty or new file passes at once. A file of ``announcedCheckSize`` or more is announced
     /// first (tester finding tester20b-F5: a 1.6 GB file read from disk after a reboot took
     /// 16-40 s, with nothing logged and the port closed).
-    /// - Throws: ``DatabaseUnusable``, `MigrationError.foreignDatabase`, or `SQLiteError`.
+    /// - Throws: ``DatabaseUnusable``, `MigrationError.foreignDatabase` or `.otherProgramsDatabase`, or `SQLiteError`.
     static func inspect(_ file: String, path: String, log: Logger) throws {
         try rollBackHotJournal(file, log: log)
         let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
         guard size > 0 else { return }
         let db = try Database(path: file, mode: .readOnly)
         defer { db.close() }
-        try Migrator.checkOwnership(db)
+        try Migrator.checkOwnership(db, migrations: Schema.migrations)
         if size >= announcedCheckSize {
             log.announce(
                 "checking \(path) (\(size / 1_000_000) MB) with PRAGMA quick_check before listening: about 0.3 s per 200 MB "

@@ -9,6 +9,11 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable 
     /// The database has tables (`tables`, sorted) but no `schema_migrations`: another
     /// program's database, which migrating would change.
     case foreignDatabase(tables: [String])
+    /// The database is another program's though it passes the first test: its
+    /// `schema_migrations` is another migrator's (Rails, golang-migrate, dbmate and Ecto keep
+    /// one), or it has no tables but another program's `application_id` or `user_version`.
+    /// `tables` (sorted) may be empty; `detail` says what told it.
+    case otherProgramsDatabase(tables: [String], detail: String)
     /// Migration `version` (`name`) failed with the given SQLite error; it was rolled back, so
     /// neither its changes nor its `schema_migrations` row remain. Earlier ones stay applied.
     case failed(version: Int, name: String, SQLiteError)
@@ -25,6 +30,9 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable 
         case .foreignDatabase(let tables):
             return "the file is an SQLite database of another program (tables \(tables.prefix(5).joined(separator: ", "))"
                 + "\(tables.count > 5 ? ", …" : ""), no schema_migrations); refusing to change it — choose another --db"
+        case .otherProgramsDatabase(let tables, let detail):
+            let listed = tables.isEmpty ? "no tables" : "tables \(tables.prefix(5).joined(separator: ", "))\(tables.count > 5 ? ", …" : "")"
+            return "the file is an SQLite database of another program (\(listed); \(detail)); refusing to change it — choose another --db"
         case .failed(let version, let name, let error):
             return "migration \(name) (version \(version)) failed and was rolled back: \(error)"
         }

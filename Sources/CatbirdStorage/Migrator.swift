@@ -1,16 +1,46 @@
 import CSQLite
+import CatbirdSupport
 
 /// Brings a database's schema up to date with a list of migrations.
 public enum Migrator {
-    /// Checks that `db` is empty or managed by a migrator (it has `schema_migrations`); reads
-    /// only, so it may run on a read-only connection before anything is written.
+    /// Checks that `db` is empty or this migrator's (its `schema_migrations` has this
+    /// migrator's columns and names each of `migrations`' versions it records as they are
+    /// named); reads only, so it may run on a read-only connection before anything is written.
+    /// The SQLite header's `application_id` and `user_version`, which this migrator never sets,
+    /// must be 0 (tester finding tester68b-F2: an empty file another program had stamped was
+    /// taken over).
+    /// - Parameter migrations: the migrations whose recorded names are compared; empty: none.
     /// - Throws: `MigrationError.foreignDatabase` listing the tables of another program's
-    ///   database; `SQLiteError` when the file cannot be read (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).
-    public static func checkOwnership(_ db: Database) throws {
+    ///   database without `schema_migrations`; `MigrationError.otherProgramsDatabase` when its
+    ///   `schema_migrations` is another migrator's (tester finding tester68b-F1: a Rails
+    ///   database was switched to WAL and failed with a raw SQL error, and one whose table
+    ///   recorded version 1 was migrated from version 2 on) or it carries another program's
+    ///   stamp; `SQLiteError` when the file cannot be read (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).
+    public static func checkOwnership(_ db: Database, migrations: [Migration] = []) throws {
         let tables = try db.query("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            .compactMap { $0[0].stringValue }
-        if !tables.isEmpty && !tables.contains("schema_migrations") {
-            throw MigrationError.foreignDatabase(tables: tables.sorted())
+            .compactMap { $0[0].stringValue }.sorted()
+        let applicationID = try db.query("PRAGMA application_id").first?[0].intValue ?? 0
+        let userVersion = try db.query("PRAGMA user_version").first?[0].intValue ?? 0
+        if applicationID != 0 || userVersion != 0 {
+            throw MigrationError.otherProgramsDatabase(
+                tables: tables, detail: "its header's application_id is \(applicationID) and user_version \(userVersion), which Catbird never sets")
+        }
+        guard !tables.isEmpty else { return }
+        guard tables.contains("schema_migrations") else { throw MigrationError.foreignDatabase(tables: tables) }
+        let columns = try db.query("SELECT name FROM pragma_table_info('schema_migrations') ORDER BY cid").compactMap { $0[0].stringValue }
+        guard Set(columns).isSuperset(of: ["version", "name", "applied_at"]) else {
+            throw MigrationError.otherProgramsDatabase(
+                tables: tables, detail: "its schema_migrations has the columns \(columns.joined(separator: ", ")), another migrator's, not version, name, applied_at")
+        }
+        let named = Dictionary(migrations.map { ($0.version, $0.name) }, uniquingKeysWith: { first, _ in first })
+        for row in try db.query("SELECT version, name FROM schema_migrations ORDER BY version") {
+            guard let version = row[0].intValue.map(Int.init), let known = named[version] else { continue }
+            let recorded = row[1].stringValue ?? ""
+            if recorded != known {
+                throw MigrationError.otherProgramsDatabase(
+                    tables: tables,
+                    detail: "its schema_migrations records version \(version) as \(JSONText.shortString(recorded)), another migrator's, not \(known)")
+            }
         }
     }
 
@@ -47,7 +77,7 @@ public enum Migrator {
         for (previous, next) in zip(sorted, sorted.dropFirst()) {
             precondition(previous.version != next.version, "duplicate migration version \(next.version)")
         }
-        try checkOwnership(db)
+        try checkOwnership(db, migrations: sorted)
         try db.execute("""
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 version    INTEGER PRIMARY KEY,

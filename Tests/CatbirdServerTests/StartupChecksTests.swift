@@ -110,6 +110,38 @@ final class StartupChecksTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before, "not migrated")
     }
 
+    /// Regression (tester findings tester68b-F1/F2, their exact files): another program's
+    /// database with a `schema_migrations` of its own (Rails' one column; a table of Catbird's
+    /// shape recording version 1 as another migration) was taken for Catbird's: switched to
+    /// WAL, then refused with a raw SQL error (or migrated from version 2 on); an empty file
+    /// stamped with an `application_id` and `user_version` was taken over. Each is now refused
+    /// as another program's, byte for byte unchanged.
+    func testAnotherProgramsMigratedOrStampedDatabaseIsRefusedUnchanged() throws {
+        for (file, script, expected) in [
+            ("rails.sqlite",
+             "CREATE TABLE schema_migrations (version varchar NOT NULL PRIMARY KEY); CREATE TABLE ar_internal_metadata (key varchar NOT NULL PRIMARY KEY, value varchar); CREATE TABLE users(id integer primary key, name text); INSERT INTO schema_migrations VALUES('20240101000000'); INSERT INTO users(name) VALUES('alice');",
+             "the file is an SQLite database of another program (tables ar_internal_metadata, schema_migrations, users; its schema_migrations has the columns version, another migrator's, not version, name, applied_at); refusing to change it"),
+            ("g.sqlite",
+             "CREATE TABLE schema_migrations (version integer primary key, name text, applied_at text); INSERT INTO schema_migrations VALUES (1,'create_users','2024'); CREATE TABLE users(id integer primary key);",
+             #"the file is an SQLite database of another program (tables schema_migrations, users; its schema_migrations records version 1 as "create_users", another migrator's, not 0001_initial); refusing to change it"#),
+            ("c.sqlite", "PRAGMA user_version=42; PRAGMA application_id=1234;",
+             "the file is an SQLite database of another program (no tables; its header's application_id is 1234 and user_version 42, which Catbird never sets); refusing to change it"),
+        ] {
+            let path = directory.appendingPathComponent(file).path
+            do {
+                let db = try Database(path: path)
+                try db.execute("PRAGMA journal_mode=DELETE")
+                try db.execute(script)
+                db.close()
+            }
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let result = try run(["--port", "\(try FreePort.next())", "--db", path])
+            XCTAssertEqual(result.status, 3, "\(file): \(result.output)")
+            XCTAssertTrue(result.stderr.contains(expected), "\(file): \(result.stderr)")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before, "\(file) is unchanged")
+        }
+    }
+
     func testAFolderGivenAsTheDatabaseGetsAClearMessage() throws {
         let result = try run(["--port", "\(try FreePort.next())", "--db", directory.path])
         XCTAssertEqual(result.status, 3, result.output)
