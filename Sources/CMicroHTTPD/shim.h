@@ -96,6 +96,16 @@ static inline int catbird_socket_unread_bytes(int socket) {
     return ioctl(socket, FIONREAD, &unread) == 0 ? unread : -1;
 }
 
+// Clients waiting in listening socket `listener`'s accept queue, or -1: Linux reports a
+// listening socket's queue length in TCP_INFO's tcpi_unacked (its bound in tcpi_sacked).
+#include <netinet/tcp.h>
+static inline int catbird_listen_queue_length(int listener) {
+    struct tcp_info info;
+    socklen_t length = sizeof(info);
+    if (getsockopt(listener, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return -1;
+    return (int)info.tcpi_unacked;
+}
+
 // Swift's Glibc module does not export epoll or eventfd; HangUpWatcher watches parked
 // connections' sockets with them.
 #include <sys/epoll.h>

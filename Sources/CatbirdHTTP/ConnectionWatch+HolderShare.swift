@@ -1,77 +1,71 @@
+import CMicroHTTPD
 import CatbirdSupport
 import Synchronization
 
 /// Each holder's (tenant's) share of the connection slots when the acceptor makes room
 /// (``ConnectionWatch/makeRoom(_:slots:clientsWaiting:)``). A connection belongs to the holder
 /// of its last request (``ConnectionWatch/Connection/holderKey``); a holder with more than
-/// ``HTTPServer/slotShare(of:)`` connections has its idle ones closed first, and, while clients
-/// wait in the backlog, its other connections are told to close after their next answer
-/// (`Connection: close`), down to its share (tester finding tester67b-F1: one tenant's 170
-/// keep-alive connections, each sending a request every 0.3 s, were never idle a second, so
-/// none was closed for room, and the health check and every other tenant waited in the backlog
-/// for as long as they ran). Its client learns it from the answer itself, as after a server's
-/// keep-alive request limit, and opens another connection, behind the clients that waited
-/// before it; no request is cut off (closing a connection between two requests races the
-/// client's next one).
+/// ``HTTPServer/slotShare(of:)`` connections has its idle ones closed first, the others' kept,
+/// and, while clients wait in the backlog, its connections between two requests however briefly
+/// idle too, down to its share, as many as clients wait; the others' idle connections are kept
+/// until ``ConnectionWatch/othersKeptFor`` after a holder was last seen past its share (tester finding tester67b-F1: one
+/// tenant's 170 keep-alive connections, each sending a request every 0.3 s, were never idle a
+/// second, so none was closed for room, and the health check and every other tenant waited in
+/// the backlog for as long as they ran).
+///
+/// Closed as any idle connection is, between requests with nothing unread, not by an answer's
+/// `Connection: close`: closing after an answer while the client's next pipelined request
+/// arrives resets the connection, and the client lost that answer though the journal had it as
+/// sent (tester finding tester69a-F1). A request that comes in the moment of the close is not
+/// answered, as after an idle timeout (HTTP clients retry one on their own).
 extension ConnectionWatch {
-    /// How often connections may be told to close after their next answer: at most one batch
-    /// per 100 ms. The holder's clients reconnect at once and wait in the backlog themselves,
-    /// so without a pause the acceptor would close and accept its connections as fast as they
-    /// come back; with it, the clients that waited before them get in within a few batches.
+    /// How often connections idle for less than ``minimumIdleAge`` may be closed for room: at
+    /// most one batch per 100 ms. The holder's clients reconnect at once and wait in the
+    /// backlog themselves, behind those that waited before them, who get in with the batch.
     static let closingInterval: Duration = .milliseconds(100)
 
-    /// A holder's connections past its share (``holdersOverShare(_:share:)``).
-    struct PastShare {
-        /// How many open connections it has past its share.
-        var past: Int
-        /// How many of its connections are told to close after their next answer already.
-        var told: Int
-    }
-
-    /// The holders with more than `share` open connections (by ``Connection/holderKey``;
-    /// connections with no request ended yet belong to none, those closed are not counted,
-    /// those told to close after their answer are, as ``PastShare/told``).
-    static func holdersOverShare(_ connections: Dictionary<ObjectIdentifier, Connection>.Values, share: Int) -> [UInt64: PastShare] {
-        var held: [UInt64: PastShare] = [:]
+    /// How many connections past `share` each holder has, for the holders past it (by
+    /// ``Connection/holderKey``; connections with no request ended yet belong to none, and
+    /// those closed are not counted).
+    static func holdersOverShare(_ connections: Dictionary<ObjectIdentifier, Connection>.Values, share: Int) -> [UInt64: Int] {
+        var held: [UInt64: Int] = [:]
         for connection in connections {
             let key = connection.holderKey.load(ordering: .relaxed)
             guard key != 0, connection.phase.load(ordering: .relaxed) & State.mask < State.headTimedOut else { continue }
-            held[key, default: PastShare(past: -share, told: 0)].past += 1
-            if connection.closeAfterAnswer.load(ordering: .relaxed) { held[key]?.told += 1 }
+            held[key, default: 0] += 1
         }
-        return held.filter { $0.value.past > 0 }
+        return held.filter { $0.value > share }.mapValues { $0 - share }
     }
 
-    /// Tells up to `count` open connections of the holders in `overShare` to close after their
-    /// next answer (``Connection/closeAfterAnswer``), each holder's down to its share with those
-    /// told before (lowering ``PastShare/past``), those idle longest first (then those
-    /// answering), and counts them as closed (`keep_alive_over_share`). Under the lock; returns
-    /// how many.
-    func closeAfterNextAnswer(
-        in connections: [ObjectIdentifier: Connection], overShare: inout [UInt64: PastShare], count: Int, now: ContinuousClock.Instant
+    /// Closes up to `count` connections idle now, after at least one request, of the holders in
+    /// `overShare` (how many each has past its share, lowered as they close), longest idle
+    /// first, none with bytes waiting unread (a request its worker has not read yet), and
+    /// counts them (`keep_alive_over_share`). Under the lock; returns how many.
+    func closeBrieflyIdle(
+        in connections: [ObjectIdentifier: Connection], overShare: inout [UInt64: Int], count: Int, now: ContinuousClock.Instant
     ) -> Int {
-        var candidates: [(connection: Connection, key: UInt64, idleFor: Duration)] = []
+        var candidates: [(connection: Connection, phase: UInt64, key: UInt64, idleFor: Duration)] = []
         for connection in connections.values {
             let key = connection.holderKey.load(ordering: .relaxed)
-            guard let holder = overShare[key], holder.past > holder.told, !connection.closeAfterAnswer.load(ordering: .relaxed)
-            else { continue }
+            guard let past = overShare[key], past > 0 else { continue }
             // Acquiring: its ``Connection/endedAt`` is then the one of the request that ended.
             let phase = connection.phase.load(ordering: .acquiring)
-            guard phase & State.mask < State.headTimedOut else { continue }
-            let idleFor = phase & State.mask == State.idle ? connection.idleFor(phase, at: now) : .zero
-            candidates.append((connection, key, idleFor))
+            guard phase & State.mask == State.idle, phase >> State.bits > 0 else { continue }
+            candidates.append((connection, phase, key, connection.idleFor(phase, at: now)))
         }
-        var told = 0
-        for candidate in candidates.sorted(by: { $0.idleFor > $1.idleFor }) where told < count {
-            guard let holder = overShare[candidate.key], holder.past > holder.told else { continue }
-            candidate.connection.closeAfterAnswer.store(true, ordering: .relaxed)
-            overShare[candidate.key]?.told += 1
-            told += 1
+        var closed = 0
+        for candidate in candidates.sorted(by: { $0.idleFor > $1.idleFor }) where closed < count {
+            guard let past = overShare[candidate.key], past > 0 else { continue }
+            if catbird_socket_unread_bytes(candidate.connection.socket) > 0 { continue }
+            if close(candidate.connection, from: candidate.phase, as: State.closedIdle, answer: nil) {
+                closed += 1
+                overShare[candidate.key] = past - 1
+            }
         }
-        if told > 0 {
+        if closed > 0 {
             closingNotBefore.withLock { $0 = now + Self.closingInterval }
-            counts.noteClosed(.keepAliveOverShare, count: told)
+            counts.noteClosed(.keepAliveOverShare, count: closed)
         }
-        return told
+        return closed
     }
 }

@@ -61,7 +61,7 @@ import Glibc
 ///   sees its idle connection closed, as after an idle timeout, and opens another), so new
 ///   clients, health checks and other tenants get in while idle sockets hold the slots; those
 ///   of a holder (tenant) past its share of the slots first, and, with clients waiting, its
-///   busy ones close after their next answer (``ConnectionWatch+HolderShare``).
+///   briefly idle ones too (``ConnectionWatch+HolderShare``).
 ///
 /// What a request pays: three relaxed atomic writes on its connection's record (request line
 /// read, head complete, request done; the second a compare-and-swap), one atomic load when its
@@ -201,11 +201,6 @@ final class ConnectionWatch: Sendable {
             answerWatched.store(true, ordering: .relaxed)
         }
 
-        /// Its next answer closes it (`Connection: close`): set by
-        /// ``ConnectionWatch/closeAfterNextAnswer(in:overShare:count:now:)`` for a holder past
-        /// its share of the slots, read by its worker when it sends an answer.
-        let closeAfterAnswer = Atomic<Bool>(false)
-
         /// Who held its last request (``ServerCore/holderKey(of:)``: its tenant, as a key); 0
         /// before a request ended, or when no header names holders. Written by its worker before
         /// the phase says idle, read by ``ConnectionWatch/makeRoom(_:slots:clientsWaiting:)`` under the lock.
@@ -296,9 +291,15 @@ final class ConnectionWatch: Sendable {
     /// The most connections open at once since the heap was last trimmed
     /// (``giveBackClosedConnectionsMemory()``); written under the lock.
     private let mostOpenSinceTrim = Atomic<Int>(0)
-    /// When ``closeAfterNextAnswer(in:overShare:count:now:)`` may tell connections to close
-    /// again: ``closingInterval`` after it last did (taken under the lock of ``connections``).
+    /// When ``closeBrieflyIdle(in:overShare:count:now:)`` may close connections again:
+    /// ``closingInterval`` after it last did (taken under the lock of ``connections``).
     let closingNotBefore = Mutex<ContinuousClock.Instant>(.now)
+    /// Until when ``makeRoom(_:slots:clientsWaiting:)`` keeps the idle connections of holders
+    /// within their share: ``othersKeptFor`` after it last saw a holder past its share.
+    let othersKeptUntil = Mutex<ContinuousClock.Instant>(.now)
+    /// How long after a holder was last seen past its share the other holders' idle
+    /// connections are kept: 2 s, the time its reopened connections take to send a request.
+    static let othersKeptFor: Duration = .seconds(2)
     /// Connections closed by ``makeRoom(_:)`` and by the head deadline, since the start (for
     /// tests and the log).
     let closedIdle = Atomic<Int>(0)
@@ -388,9 +389,9 @@ final class ConnectionWatch: Sendable {
     /// Closes up to `count` of the connections idle longest (``Connection/idleAge(at:)``, at
     /// least ``minimumIdleAge``), longest first; while a holder has more than its share of the
     /// `slots` (``holdersOverShare(_:share:)``), only its connections, and when
-    /// `clientsWaiting` (in the backlog) its other connections are told to close after their
-    /// next answer, down to its share (``closeAfterNextAnswer(in:overShare:count:now:)``, at
-    /// most once per ``closingInterval``, counted as closed); none with bytes waiting unread
+    /// `clientsWaiting` (in the backlog) its connections idle for less than that too, down to
+    /// its share, as many as clients wait (``closeBrieflyIdle(in:overShare:count:now:)``, at
+    /// most once per ``closingInterval``); none with bytes waiting unread
     /// (`catbird_socket_unread_bytes`: a request not read yet); when there are not that many, then the
     /// connections whose body has received nothing for longest (at least ``minimumIdleAge``,
     /// as the ticks saw), which get the ``stalledBodyAnswer`` (tester finding try10b F5:
@@ -402,7 +403,7 @@ final class ConnectionWatch: Sendable {
     /// connections each holding an unfinished head, stopped or a byte a second, locked every
     /// tenant and the health check out until the head deadline, 30 s). Returns how many.
     /// Called by the acceptor when every slot is taken.
-    func makeRoom(_ count: Int, slots: Int = .max, clientsWaiting: Bool = false) -> Int {
+    func makeRoom(_ count: Int, slots: Int = .max, clientsWaiting: Int = 0) -> Int {
         let now = ContinuousClock.now
         return connections.withLock { connections in
             var overShare = slots == .max ? [:] : Self.holdersOverShare(connections.values, share: HTTPServer.slotShare(of: slots))
@@ -428,9 +429,16 @@ final class ConnectionWatch: Sendable {
             // The idle connections of holders past their share first; while one is past it,
             // the others' are kept (tester finding tester67b-F1: another tenant's one
             // connection, idle a few seconds between two test steps, was closed before any of
-            // theirs); with clients waiting, their busy ones are told to close after their next
-            // answer (``closeAfterNextAnswer(in:overShare:count:now:)``).
-            let someonePastShare = !overShare.isEmpty
+            // theirs); with clients waiting, their connections idle between two requests for
+            // less than a second go too (``closeBrieflyIdle(in:overShare:count:now:)``).
+            // Kept a while after a holder was seen past its share: the connections its clients
+            // open again belong to no one until their first request ends, and the others' idle
+            // ones would go meanwhile (a regression test's run: another tenant's idle
+            // connection was closed right after a batch of the busy tenant's).
+            let someonePastShare = othersKeptUntil.withLock { until in
+                if !overShare.isEmpty { until = now + Self.othersKeptFor }
+                return now < until
+            }
             let pastShareFirst = idle.sorted { first, second in
                 let firstPast = overShare[first.connection.holderKey.load(ordering: .relaxed)] != nil
                 let secondPast = overShare[second.connection.holderKey.load(ordering: .relaxed)] != nil
@@ -438,7 +446,7 @@ final class ConnectionWatch: Sendable {
             }
             for candidate in pastShareFirst where closed < count {
                 let key = candidate.connection.holderKey.load(ordering: .relaxed)
-                if someonePastShare, overShare[key].map({ $0.past <= 0 }) ?? true { break }
+                if someonePastShare, overShare[key].map({ $0 <= 0 }) ?? true { break }
                 // Bytes waiting unread: a request its worker has not got to yet (busy sending
                 // others' answers), not an idle client (tester finding tester22b-F8: at the
                 // limit, 622 complete requests were closed unanswered, journaled as their
@@ -446,16 +454,16 @@ final class ConnectionWatch: Sendable {
                 if catbird_socket_unread_bytes(candidate.connection.socket) > 0 { continue }
                 if close(candidate.connection, from: candidate.phase, as: State.closedIdle, answer: nil) {
                     closed += 1
-                    overShare[key]?.past -= 1
+                    overShare[key]? -= 1
                 }
             }
-            var told = 0
-            if someonePastShare, clientsWaiting, closed < count, now >= closingNotBefore.withLock({ $0 }) {
-                told = closeAfterNextAnswer(in: connections, overShare: &overShare, count: count - closed, now: now)
+            var brief = 0
+            if !overShare.isEmpty, clientsWaiting > 0, now >= closingNotBefore.withLock({ $0 }) {
+                brief = closeBrieflyIdle(in: connections, overShare: &overShare, count: max(count - closed, clientsWaiting), now: now)
             }
             closedIdle.add(closed, ordering: .relaxed)
             counts.noteClosed(.idleForRoom, count: closed)
-            closed += told  // counted by ``closeAfterNextAnswer(in:overShare:count:now:)``
+            closed += brief  // counted by ``closeBrieflyIdle(in:overShare:count:now:)``
             var cut = 0
             for candidate in stalled.sorted(by: { $0.age > $1.age }) where closed + cut < count {
                 if candidate.phase & State.mask == State.head {

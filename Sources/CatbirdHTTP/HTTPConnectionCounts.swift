@@ -19,8 +19,8 @@ public final class HTTPConnectionCounts: Sendable {
         case answerUnreadForRoom
         /// An upload still arriving past its tenant's share of the slots, closed to make room (408 sent).
         case uploadOverShare
-        /// A keep-alive connection of a tenant past its share of the slots, closed after its
-        /// next answer (`Connection: close`) to make room while clients wait.
+        /// A keep-alive connection of a tenant past its share of the slots, idle between two
+        /// requests for less than a second, closed to make room while clients wait.
         case keepAliveOverShare
         /// A request line or head not complete within the head timeout (408 sent).
         case headTimedOut

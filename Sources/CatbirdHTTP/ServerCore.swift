@@ -529,12 +529,8 @@ final class ServerCore: Sendable {
     /// delay is one user of the deferred path (a timer sends the response without its delay; at
     /// shutdown it is sent at once; a client that hangs up meanwhile is let go at once).
     private func send(_ response: HTTPResponse, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
-        // Changed (a copy) only when the connection closes after it (its request's framing, or
-        // the connection watch making room: ``ConnectionWatch+HolderShare``); the usual answer
-        // is sent as given.
-        if context.closesAfterAnswer || context.watched?._withUnsafeGuaranteedRef({ $0.closeAfterAnswer.load(ordering: .relaxed) }) == true {
-            return sendAsGiven(response.closingConnection(), context, connection)
-        }
+        // Changed (a copy) only when the connection closes after it; the usual answer is sent as given.
+        guard !context.closesAfterAnswer else { return sendAsGiven(response.closingConnection(), context, connection) }
         return sendAsGiven(response, context, connection)
     }
 

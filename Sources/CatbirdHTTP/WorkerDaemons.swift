@@ -164,10 +164,10 @@ package final class WorkerDaemons: Sendable {
         worker.freedSlot.notify()
     }
 
-    /// Whether a client waits in the listening socket's backlog (it polls readable): one `poll`.
-    private func clientsWaiting() -> Bool {
-        var waiting = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-        return poll(&waiting, 1, 0) > 0 && waiting.revents & Int16(POLLIN) != 0
+    /// How many clients wait in the listening socket's backlog (its accept queue; 0 when it
+    /// cannot be read): one `TCP_INFO` read.
+    private func clientsWaiting() -> Int {
+        max(0, Int(catbird_listen_queue_length(listener)))
     }
 
     /// The acceptor thread: waits while the connection limit is reached (clients then wait in
@@ -182,7 +182,7 @@ package final class WorkerDaemons: Sendable {
                 if !wasFull { workers[0].callbacks.watch?.counts.noteLimitReached() }
                 wasFull = true
                 // Room for the clients waiting: the connections idle longest go first (of a
-                // holder past its share, first; with clients in the backlog, its brief ones too).
+                // holder past its share, first; with clients in the backlog, its briefly idle ones too).
                 if let watch = workers[0].callbacks.watch {
                     _ = watch.makeRoom(max(1, connectionLimit / 64), slots: connectionLimit, clientsWaiting: clientsWaiting())
                 }

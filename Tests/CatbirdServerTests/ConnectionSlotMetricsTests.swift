@@ -25,7 +25,7 @@ final class ConnectionSlotMetricsTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(metrics["catbird_connection_limit_reached_total"] ?? 0, 1, "\(shown)")
         XCTAssertGreaterThanOrEqual(metrics["catbird_connections_closed_total{reason=\"idle_for_room\"}"] ?? 0, 1, "\(shown)")
         XCTAssertEqual(metrics["catbird_connections_closed_total{reason=\"upload_over_share\"}"], 0, "\(shown)")
-        XCTAssertEqual(metrics["catbird_connections_closed_total{reason=\"keep_alive_over_share\"}"], 0, "connections that never sent a request belong to no tenant: none told to close after an answer \(shown)")
+        XCTAssertEqual(metrics["catbird_connections_closed_total{reason=\"keep_alive_over_share\"}"], 0, "connections that never sent a request belong to no tenant: none closed as a tenant's past its share \(shown)")
         let open = metrics["catbird_connections"] ?? 0
         XCTAssertTrue((2...20).contains(open), "the scrape's own and the idle ones left, never past the limit: \(shown)")
     }

@@ -101,6 +101,13 @@ public final class RawHTTPClient {
         halfClose()  // the FIN joins the corked bytes, and the shutdown sends them
     }
 
+    /// One `send` of no bytes, as Python's `sendall(b"")` makes: throws when the socket has been
+    /// reset (a client that checks its connection so after sending a batch, and gives up on the
+    /// answers it has not read).
+    public func sendNothing() throws {
+        guard Glibc.send(socket, nil, 0, Int32(MSG_NOSIGNAL)) == 0 else { throw ClientError(description: "send failed: errno \(errno)") }
+    }
+
     /// Sends `bytes` exactly as given.
     public func send(raw bytes: [UInt8]) throws {
         var offset = 0
