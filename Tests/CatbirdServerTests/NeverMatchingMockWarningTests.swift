@@ -23,6 +23,40 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         }
     }
 
+    /// Tester finding tester69b-F1, its wildcards: a class's `?`, `*`, `{`, `}` and leading `!`
+    /// are translated as everywhere (0.11's rule, kept: `[?]` is `[.]`), and the 201 said
+    /// nothing. It now says so, and the mock still matches as 0.11 matches it; a plain class,
+    /// and escaped characters inside one, get no warning.
+    func testAWildcardClassHoldingWildcardCharactersIsKeptWithAWarning() throws {
+        let rule = "inside a class Catbird 0.11's translation still reads ? as ., * as .*, { as ( and } as ), and a leading ! is a "
+            + #"literal !, not a negation ("[?]" is [.], matching a '.', not a '?'), so this mock may match other requests than "#
+            + #"written; for a literal ?, * or { write \?, \* or \{ outside a class (docs/matching.md#wildcard)"#
+        try assertKeptWithWarning([
+            ("/x/[?]", #"'pattern.url.value' "/x/[?]" is a wildcard whose […] holds '?': "# + rule),
+            ("/x/[*]", #"'pattern.url.value' "/x/[*]" is a wildcard whose […] holds '*': "# + rule),
+            ("/x/[{}]", #"'pattern.url.value' "/x/[{}]" is a wildcard whose […] holds '{', '}': "# + rule),
+            ("/x/[!a-c]", #"'pattern.url.value' "/x/[!a-c]" is a wildcard whose […] holds a leading !: "# + rule),
+        ], kind: "wildcard")
+        for url in ["/y/[a-c]", #"/y/[\\?]"#, "/y/[]?]x"] {
+            let added = try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"wildcard","value":"\#(url)"}},"response":{"status":200}}"#,
+                headers: tenant)
+            XCTAssertEqual(added.status, 201, added.text)
+            if url == "/y/[]?]x" {
+                XCTAssertNotNil(added.object["warnings"], "a ] right after [ is in the class, and so is the ? after it: \(added.text)")
+            } else {
+                XCTAssertEqual(added.body, [], "\(url): \(added.text)")
+            }
+        }
+        XCTAssertEqual(try client.request("GET", "/x/.", headers: tenant).status, 200, "0.11's [?] is [.]")
+        XCTAssertEqual(try client.request("GET", "/x/?", headers: tenant).status, 404, "0.11's [?] is [.]")
+        let count = try client.json(
+            "POST", "/catbird/api/requests/count", #"{"pattern":{"method":"GET","url":{"kind":"wildcard","value":"/x/[?]"}}}"#,
+            headers: tenant)
+        XCTAssertEqual(count.object["warnings"] as? [String], [#"'pattern.url.value' "/x/[?]" is a wildcard whose […] holds '?': "# + rule.replacingOccurrences(of: "this mock", with: "this pattern")], count.text)
+    }
+
     /// Regression (try7a F5): an `equal` url without its leading `/` ("api/nolead") was added
     /// with an empty 201, and `GET /api/nolead` then missed without a hint. The 201 now says
     /// so; the mock is still stored (0.11 accepts it) and still never matches.

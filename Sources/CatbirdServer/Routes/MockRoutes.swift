@@ -129,7 +129,8 @@ enum MockRoutes {
             let nonASCII = NonASCIIURLWarning.warning(for: pattern)
             let sequence = ReplacedLimitWarning.warning(replacing: replaced, with: response)
             let token = RedactedTokenWarning.mockWarning(for: pattern, admin: dependencies.admin)
-            let advice = [nonASCII, shadowed, notText, longDelay, onlyOnce, sequence, token].compactMap { $0 }
+            let wildcardClass = WildcardClassWarning.warning(for: pattern)
+            let advice = [nonASCII, wildcardClass, shadowed, notText, longDelay, onlyOnce, sequence, token].compactMap { $0 }
             guard !neverMatching.isEmpty || !advice.isEmpty else { return HTTPResponse(status: 201) }
             // Named as reasons name it, look-alike ids told apart (tester finding tester53a-F1:
             // `tenant "\u{200B}wm"` and an NFD `café` logged as `wm` and `café`).
@@ -143,6 +144,7 @@ enum MockRoutes {
             if let nonASCII { dependencies.log.warning("\(tenant): a mock was added whose url pattern holds characters past ASCII: \(nonASCII)") }
             if let onlyOnce { dependencies.log.warning("\(tenant): a mock was added with a limit below 1: \(onlyOnce)") }
             if let sequence { dependencies.log.warning("\(tenant): a mock with a limit was replaced: \(sequence)") }
+            if let wildcardClass { dependencies.log.warning("\(tenant): a mock was added whose wildcard class 0.11 reads otherwise: \(wildcardClass)") }
             if token != nil { dependencies.log.warning("\(tenant): a mock was added whose header pattern names the admin token") }
             let warnings = neverMatching + advice
             return JSONBody.response(["warnings": warnings], status: 201)

@@ -25,10 +25,14 @@ enum NeverMatchingMock {
     ///   counted 0 without a word).
     /// The warnings of a `count`, `find` or `wait` pattern: ``warnings(for:subject:)`` said of
     /// "this pattern", then ``NonASCIIURLWarning`` (tester finding tester61a-F2), then
-    /// ``RedactedTokenWarning`` (tester finding tester65b-F1).
+    /// ``WildcardClassWarning`` (tester finding tester69b-F1), then ``RedactedTokenWarning``
+    /// (tester finding tester65b-F1).
     static func journalPatternWarnings(for pattern: RequestPattern, admin: AdminAccess) -> [String] {
         warnings(for: pattern, subject: "this pattern")
-            + [NonASCIIURLWarning.warning(for: pattern, subject: "this pattern"), RedactedTokenWarning.warning(for: pattern, admin: admin)].compactMap { $0 }
+            + [
+                NonASCIIURLWarning.warning(for: pattern, subject: "this pattern"), WildcardClassWarning.warning(for: pattern, subject: "this pattern"),
+                RedactedTokenWarning.warning(for: pattern, admin: admin),
+            ].compactMap { $0 }
     }
 
     static func warnings(for pattern: RequestPattern, subject: String = "this mock") -> [String] {
