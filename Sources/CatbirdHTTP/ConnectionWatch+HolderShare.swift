@@ -57,7 +57,7 @@ extension ConnectionWatch {
         for candidate in candidates.sorted(by: { $0.idleFor > $1.idleFor }) where closed < count {
             guard let past = overShare[candidate.key], past > 0 else { continue }
             if catbird_socket_unread_bytes(candidate.connection.socket) > 0 { continue }
-            if close(candidate.connection, from: candidate.phase, as: State.closedIdle, answer: nil) {
+            if close(candidate.connection, from: candidate.phase, as: State.idleClosedForRoom, answer: nil) {
                 closed += 1
                 overShare[candidate.key] = past - 1
             }

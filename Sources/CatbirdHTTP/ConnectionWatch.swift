@@ -170,7 +170,14 @@ final class ConnectionWatch: Sendable {
         /// Its body is under way (the head declared one): watched for stalling until
         /// ``bodyEnded()``; `holder` is who holds it (``uploadHolder``); `head`: the request is a `HEAD`.
         func bodyStarted(holder: [UInt8]? = nil, head: Bool = false) {
-            if let holder { uploadHolder.withLock { $0 = holder } }
+            if let holder {
+                uploadHolder.withLock { $0 = holder }
+                // Its holder from now, not from its last request's end: a first request's upload
+                // counts for its tenant's share of the slots (tester finding tester70a-F1: 175
+                // uploads of one tenant, none ended, counted for no one, and another tenant's
+                // idle connections within its share were closed for room).
+                holderKey.store(ServerCore.holderKey(of: holder), ordering: .relaxed)
+            }
             headRequest.store(head, ordering: .relaxed)
             let current = phase.load(ordering: .relaxed)
             guard current & State.mask == State.busy else { return }
@@ -261,6 +268,9 @@ final class ConnectionWatch: Sendable {
         /// Closed by the watch to make room while its body was still arriving, its holder having
         /// more than its share of the slots in uploads under way (408 sent).
         static let uploadClosedOverShare: UInt64 = 12
+        /// Closed by the watch to make room while idle between two requests (nothing written);
+        /// a request that arrived just then ends as ``HTTPRequestEnding/idleClosedForRoom``.
+        static let idleClosedForRoom: UInt64 = 13
     }
 
     /// The most connections in uploads under way one holder keeps when the watch makes room, of
@@ -452,14 +462,18 @@ final class ConnectionWatch: Sendable {
                 // limit, 622 complete requests were closed unanswered, journaled as their
                 // client's hang-up). One FIONREAD per connection about to be closed.
                 if catbird_socket_unread_bytes(candidate.connection.socket) > 0 { continue }
-                if close(candidate.connection, from: candidate.phase, as: State.closedIdle, answer: nil) {
+                if close(candidate.connection, from: candidate.phase, as: State.idleClosedForRoom, answer: nil) {
                     closed += 1
                     overShare[key]? -= 1
                 }
             }
             var brief = 0
             if !overShare.isEmpty, clientsWaiting > 0, now >= closingNotBefore.withLock({ $0 }) {
-                brief = closeBrieflyIdle(in: connections, overShare: &overShare, count: max(count - closed, clientsWaiting), now: now)
+                // As many as clients wait, up to a share a batch: the holder's own clients,
+                // reconnecting, wait too (tester finding tester70a-F4: one tenant's 200
+                // connections, with only its own clients waiting, were closed 5,433 times in 20 s).
+                let batch = min(clientsWaiting, HTTPServer.slotShare(of: slots))
+                brief = closeBrieflyIdle(in: connections, overShare: &overShare, count: max(count - closed, batch), now: now)
             }
             closedIdle.add(closed, ordering: .relaxed)
             counts.noteClosed(.idleForRoom, count: closed)

@@ -60,6 +60,12 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     }
     /// The server stopped before the request was complete; nothing was sent.
     case serverStopped
+    /// Every connection slot was taken, and the watch closed the request's keep-alive
+    /// connection, idle between two requests, to make room just as this request arrived on it:
+    /// nothing was sent (its client sees the connection closed, as after an idle timeout, and
+    /// HTTP clients retry such a request on a new connection; tester finding tester70a-F2: it
+    /// was told as the client's hang-up, in the default tenant's journal).
+    case idleClosedForRoom
     /// The server was stopping and sent its own `status` (503, `the server is stopping`) in
     /// place of the handler's answer: a request that came past the stop's grace second (the
     /// handler never saw it), or an answer the handler gave for later when the server could no

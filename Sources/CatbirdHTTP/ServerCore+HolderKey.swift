@@ -10,13 +10,16 @@ extension ServerCore {
     /// when it ends (one pass over its field names).
     func holderKey(of context: RequestContext) -> UInt64 {
         guard let budgetHolderHeader else { return 0 }
+        if let holder = context.budgetHolder { return Self.holderKey(of: holder.name) }
+        guard var value = context.headers.first(budgetHolderHeader) else { return Self.holderKey(of: EmptyCollection()) }
+        return value.withUTF8 { Self.holderKey(of: $0) }
+    }
+
+    /// The key of the holder named `bytes` (``holderKey(of:)``): their 64-bit FNV-1a hash with
+    /// its lowest bit set.
+    static func holderKey(of bytes: some Sequence<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func add(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        if let holder = context.budgetHolder {
-            for byte in holder.name { add(byte) }
-        } else if var value = context.headers.first(budgetHolderHeader) {
-            value.withUTF8 { for byte in $0 { add(byte) } }
-        }
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return hash | 1
     }
 }

@@ -135,6 +135,7 @@ final class ServerCore: Sendable {
             case ConnectionWatch.State.bodyClosedForRoom: .bodyClosedForRoom(written: written)
             case ConnectionWatch.State.headClosedForRoom: .headClosedForRoom(written: written)
             case ConnectionWatch.State.uploadClosedOverShare: .uploadClosedOverShare(written: written)
+            case ConnectionWatch.State.idleClosedForRoom: .idleClosedForRoom
             default: context.noRoomToAnswer
                 ? .noRoomToAnswer(room: context.responseHeadRoom) : unansweredEnding(catbird_mhd_response_status(connection), termination)
             }
@@ -221,6 +222,16 @@ final class ServerCore: Sendable {
             }
         }
         return core.handle(context, connection, method, uploadData, uploadSize)
+    }
+
+    /// Reads `connection`'s header fields into `context` and returns how many there are.
+    /// Counted first (no iterator: libmicrohttpd only counts) so the fields are stored in one
+    /// allocation rather than regrown as each one is added.
+    private func collectHeaders(_ context: RequestContext, _ connection: OpaquePointer) -> Int {
+        let fieldCount = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
+        context.headers.reserveCapacity(fieldCount)
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, ServerCore.collectHeader, Unmanaged.passUnretained(context).toOpaque())
+        return fieldCount
     }
 
     private static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
@@ -332,7 +343,18 @@ final class ServerCore: Sendable {
         }
         if !context.started {
             // Timed out by the watch meanwhile: its 408 is written on the socket; close.
-            if let watched = context.watched, !watched._withUnsafeGuaranteedRef({ $0.headCompleted() }) { return .NO }
+            if let watched = context.watched, !watched._withUnsafeGuaranteedRef({ $0.headCompleted() }) {
+                // Closed for room as it arrived on its idle connection: its head, whole here, is
+                // read for its journal row (its method, its tenant), not answered (tester finding
+                // tester70a-F2: such rows went to the default tenant, without a method).
+                if watched._withUnsafeGuaranteedRef({ $0.phase.load(ordering: .relaxed) & ConnectionWatch.State.mask })
+                    == ConnectionWatch.State.idleClosedForRoom
+                {
+                    if let method { context.method = Self.methodText(method).0 }
+                    _ = collectHeaders(context, connection)
+                }
+                return .NO
+            }
             context.started = true
             context.clientAddress = Self.clientAddress(connection)
             let headSize = catbird_mhd_request_header_size(connection)
@@ -350,12 +372,7 @@ final class ServerCore: Sendable {
                     context.problem = .nulByte(field: nil)
                 }
             }
-            // Counted first (no iterator: libmicrohttpd only counts) so the fields are stored in
-            // one allocation rather than regrown as each one is added.
-            let fieldCount = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
-            context.headers.reserveCapacity(fieldCount)
-            _ = MHD_get_connection_values(
-                connection, .HEADER_KIND, ServerCore.collectHeader, Unmanaged.passUnretained(context).toOpaque())
+            let fieldCount = collectHeaders(context, connection)
             context.responseHeadRoom = responseHeadRoom(context, connection, headSize: headSize, fieldCount: fieldCount)
             if context.responseHeadRoom < ResponseHeadRoom.leastToAnswer {
                 // Not even an error's head would fit libmicrohttpd's memory (tester21a-F8). A

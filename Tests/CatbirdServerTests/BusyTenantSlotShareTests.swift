@@ -151,5 +151,50 @@ final class BusyTenantSlotShareTests: XCTestCase {
         let answered = try E2E.sqlRows(probe, "SELECT count(*) FROM requests WHERE status = 201", tenant: "A")
         XCTAssertGreaterThan(pool.answers.load(ordering: .relaxed), 500, "A's load ran")
         XCTAssertEqual(JSONNumber.int(answered.first?.first), pool.answers.load(ordering: .relaxed), "every 201 journaled was received")
+        // A request that came just as its connection was closed for room is A's, and says so
+        // (tester finding tester70a-F2: told as a client's hang-up, 499, in the default tenant).
+        let hangUps = try E2E.sqlRows(probe, "SELECT count(*) FROM requests WHERE status = 499")
+        XCTAssertEqual(JSONNumber.int(hangUps.first?.first), 0, "no hang-up the clients did not make, in the default tenant")
+        let closedForRoom = try E2E.sqlRows(probe, "SELECT count(*), count(DISTINCT problem) FROM requests WHERE status = 503", tenant: "A")
+        let unanswered = try E2E.sqlRows(probe, "SELECT count(*) FROM requests WHERE status NOT IN (201, 503)", tenant: "A")
+        XCTAssertEqual(JSONNumber.int(unanswered.first?.first), 0, "A's rows are its 201s and those closed for room")
+        if let count = JSONNumber.int(closedForRoom.first?.first), count > 0 {
+            XCTAssertEqual(JSONNumber.int(closedForRoom.first?.last), 1, "one problem for every request closed for room")
+        }
+    }
+
+    /// Regression (tester finding tester70a-F1, scaled to 64 slots): tenant U's uploads, each
+    /// trickling a byte every half second and none ended, belonged to no tenant, so with U past
+    /// its share the idle keep-alive connections of tenant B, within its share, were the ones
+    /// closed for room. An upload now counts for its tenant from its start: B's are kept.
+    func testAnotherTenantsUploadsPastItsShareLeaveATenantsIdleConnections() throws {
+        let server = try TestServer { $0.connectionLimit = Self.connectionLimit }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "B", url: "/b", body: "ok")
+        let kept = try (0..<4).map { _ in try RawHTTPClient(port: server.port, timeoutSeconds: 15) }
+        for client in kept { XCTAssertEqual(try client.request("GET", "/b", headers: [("X-Catbird-Parallel-Id", "B")]).text, "ok") }
+        var uploads: [RawHTTPClient] = []
+        for _ in 0..<62 {
+            let upload = try RawHTTPClient(port: server.port, timeoutSeconds: 15)
+            try upload.send(raw: Array("POST /u HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: U\r\nContent-Length: 1000\r\n\r\nx".utf8))
+            uploads.append(upload)
+        }
+        defer { withExtendedLifetime(uploads) {} }
+        // A byte a half second on every upload, and new clients knocking, for 3 s.
+        for round in 0..<6 {
+            for upload in uploads { try? upload.send(raw: Array("x".utf8)) }
+            if round % 2 == 1 { _ = try? RawHTTPClient(port: server.port, timeoutSeconds: 2).request("GET", "/catbird/api/health") }
+            usleep(500_000)
+        }
+        for (index, client) in kept.enumerated() {
+            let again = try client.request("GET", "/b", headers: [("X-Catbird-Parallel-Id", "B")])
+            XCTAssertEqual(again.text, "ok", "B's connection \(index), within its share, was kept")
+        }
+        let metrics = try E2E.metrics(try server.client())
+        XCTAssertEqual(metrics[#"catbird_connections_closed_total{reason="idle_for_room"}"#], 0, "\(metrics)")
+        let uploadsClosed = (metrics[#"catbird_connections_closed_total{reason="upload_over_share"}"#] ?? 0)
+            + (metrics[#"catbird_connections_closed_total{reason="body_for_room"}"#] ?? 0)
+        XCTAssertGreaterThan(uploadsClosed, 0, "the room was made from U's uploads: \(metrics)")
     }
 }

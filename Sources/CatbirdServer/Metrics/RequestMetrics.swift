@@ -44,6 +44,9 @@ final class RequestMetrics: Sendable {
         case clientLeft = "client_left"
         /// The connection timed out before the request was complete (journaled 408).
         case timedOut = "timed_out"
+        /// The server closed its idle keep-alive connection to make room as the request
+        /// arrived (journaled 503; ``CatbirdHTTP/HTTPRequestEnding/idleClosedForRoom``).
+        case closedForRoom = "closed_for_room"
     }
 
     /// One counter; a class so that an array can hold the (non-copyable) atomics.

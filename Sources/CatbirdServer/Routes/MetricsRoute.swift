@@ -191,7 +191,7 @@ enum MetricsRoute {
         out.sample("catbird_connection_limit_reached_total", connections.limitReached)
         out.metric(
             "catbird_connections_closed_total", .counter,
-            help: "Connections the server closed itself, by why: to make room at the limit (idle, head, body, unread answer, upload over its tenant's share) or past --head-timeout (head, stalled body, unread answer).")
+            help: "Connections the server closed itself, by why: to make room at the limit (idle, head, body, unread answer, upload over its tenant's share, keep-alive connection over its tenant's share) or past --head-timeout (head, stalled body, unread answer).")
         for reason in HTTPConnectionCounts.CloseReason.allCases {
             out.sample("catbird_connections_closed_total", labels: ["reason": reason.label], connections.closed(reason))
         }

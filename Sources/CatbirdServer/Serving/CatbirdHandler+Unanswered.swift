@@ -47,6 +47,7 @@ extension CatbirdHandler {
         case .headTimedOut, .requestLineTimedOut, .bodyStalled, .bodyClosedForRoom, .headClosedForRoom, .uploadClosedOverShare:
             ending.written == nil ? .timedOut : nil
         case .clientLeft: .clientLeft
+        case .idleClosedForRoom: .closedForRoom
         case .refusedByLibrary, .refusedWhileStopping, .noRoomToAnswer, .serverStopped: nil
         }
         // A stopping server's own 503 is logged and counted like every answer, not journaled.
@@ -254,6 +255,12 @@ extension CatbirdHandler {
             return (MockServing.clientLeftStatus, "the client closed the connection before the request was complete; nothing was sent")
         case .serverStopped:
             return (503, "the server stopped before the request was complete; nothing was sent")
+        case .idleClosedForRoom:
+            return (
+                503,
+                "every connection slot was taken, and the server closed this keep-alive connection, idle between two requests, "
+                    + "to make room just as this request arrived: nothing was sent (HTTP clients retry such a request on a new "
+                    + "connection; docs/operations.md#connections-and-memory)")
         case let .refusedWhileStopping(status):
             return (status, "the server is stopping (not journaled)")
         case let .noRoomToAnswer(room):
