@@ -59,11 +59,24 @@ extension UpstreamServing {
             ? told.percentEncodedPath + (told.percentEncodedQuery.map { "?" + $0 } ?? "") : resolved.absoluteString
         // The very same target too (tester finding tester52a-F4: `302 Location: /flip`, `./flip`,
         // `/flip#top` or the backend's own absolute URL replaced the good `flip` recording).
+        // Or its directory's index, which both name once the name is a directory (tester finding
+        // tester71b-F1: `/x` → `/x//`, `/x/index`, `/x%2F`, `/x/?`, and `/x?a=1` → `/x/` replaced
+        // the good `x/index`, and replayed redirected to itself).
         guard let asked = FileMockName(target: target, includesQuery: includesQuery),
-              let pointed = FileMockName(target: toldTarget, includesQuery: includesQuery), asked.path == pointed.path
+              let pointed = FileMockName(target: toldTarget, includesQuery: includesQuery)
         else { return nil }
+        let name: String
+        if asked.path == pointed.path {
+            name = asked.path
+        } else if let index = [asked.directoryIndex?.path, pointed.directoryIndex?.path].compactMap({ $0 }).first(where: {
+            $0 == pointed.path || $0 == asked.path
+        }) {
+            name = "\(index), once \(index.dropLast("/index".count)) is a directory"
+        } else {
+            return nil
+        }
         let location = response.headers.first("Location") ?? toldTarget
         return "a \(response.status) from \(target) to \(location) is a redirect to a target that names the same file mock "
-            + "(\(asked.path)\(includesQuery ? "" : ", its query left out without --files-with-query")): replayed, it would redirect to itself"
+            + "(\(name)\(includesQuery ? "" : ", its query left out without --files-with-query")): replayed, it would redirect to itself"
     }
 }
