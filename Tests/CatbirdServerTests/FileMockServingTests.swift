@@ -211,6 +211,24 @@ final class FileMockServingTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/g.json").status, 201, "the known keys are served")
     }
 
+    /// Tester finding tester71b-F2, its sidecar: a file whose sidecar is broken answered its
+    /// 500, journaled as `answeredBy` `file` with `filePath` null and no `problem`, so a suite
+    /// looking for broken fixtures could not tell which. The entry names the file and the reason.
+    func testABrokenSidecarsAnswerIsJournaledNamingTheFile() throws {
+        try write("s/h", "data")
+        try write("s/h.catbird-response.json", #"{"status":"200"}"# + "\n")
+        let server = try server()
+        let client = try server.client()
+        let answer = try client.request("GET", "/s/h", headers: [("X-Catbird-Parallel-Id", "sc")])
+        XCTAssertEqual(answer.status, 500, answer.text)
+        let entry = try XCTUnwrap(E2E.journal(client, tenant: "sc").first)
+        XCTAssertEqual(entry["answeredBy"] as? String, "file")
+        XCTAssertEqual(entry["filePath"] as? String, mocksDirectory.appendingPathComponent("s/h").path)
+        let problem = entry["problem"] as? String ?? ""
+        XCTAssertTrue(problem.hasPrefix("file mock sidecar '\(mocksDirectory.appendingPathComponent("s/h.catbird-response.json").path)': "), problem)
+        XCTAssertEqual(problem, answer.object["reason"] as? String)
+    }
+
     /// Tester finding T15B-F11, the exact sidecars: a trailing comma and a key given twice were
     /// served (the lenient parser read them, the last `status` winning), and a comment got
     /// "not a JSON object". A sidecar is now read by the control bodies' strict JSON reader and

@@ -20,6 +20,8 @@ struct FileServing: Sendable {
         var path: String
         /// For a file sent from disk: the first bytes the journal keeps and the full size.
         var journalBody: JournaledBody?
+        /// The journal entry's `problem`: a broken sidecar's reason (its 500).
+        var problem: String?
     }
 
     /// Fields a 304 repeats from the 200 it stands for (RFC 9110 §15.4.5).
@@ -33,7 +35,13 @@ struct FileServing: Sendable {
             guard let found = try directory.lookup(target: request.target, accept: request.headers.first("Accept")) else { return nil }
             mock = found
         } catch {
-            return Answer(response: APIError(status: 500, reason: "\(error)").response, path: "")
+            // The file whose sidecar is broken named in the journal too, with why (tester finding
+            // tester71b-F2: `filePath` was null and no `problem` said what answered the 500).
+            var path = ""
+            if case let .badSidecar(sidecar, _) = error, sidecar.hasSuffix(FileMockSidecar.suffix) {
+                path = String(sidecar.dropLast(FileMockSidecar.suffix.count))
+            }
+            return Answer(response: APIError(status: 500, reason: "\(error)").response, path: path, problem: "\(error)")
         }
         var headers = Self.headers(of: mock)
         if mock.status == 200, request.method == "GET" || request.method == "HEAD",

@@ -186,6 +186,7 @@ struct MockServing: Sendable {
                 request: request, response: answer.response, responseHeadersJSON: nil,
                 answeredBy: .file, hit: nil, tenant: tenant, filePath: answer.path.isEmpty ? nil : answer.path,
                 journalBody: answer.journalBody)
+            if let problem = answer.problem { entry.problem = problem }
             sent.heldWhileSent = place
             return .answered(sent, .file, entry, nil)
         }
