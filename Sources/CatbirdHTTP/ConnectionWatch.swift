@@ -416,7 +416,8 @@ final class ConnectionWatch: Sendable {
     func makeRoom(_ count: Int, slots: Int = .max, clientsWaiting: Int = 0) -> Int {
         let now = ContinuousClock.now
         return connections.withLock { connections in
-            var overShare = slots == .max ? [:] : Self.holdersOverShare(connections.values, share: HTTPServer.slotShare(of: slots))
+            var overShare = slots == .max
+                ? [:] : Self.holdersOverShare(connections.values, share: HTTPServer.slotShare(of: slots), allHolders: HTTPServer.slotsForAllHolders(of: slots))
             var idle: [(connection: Connection, age: Duration, phase: UInt64)] = []
             var stalled: [(connection: Connection, age: Duration, phase: UInt64)] = []
             var unread: [(connection: Connection, age: Duration, phase: UInt64)] = []

@@ -163,6 +163,38 @@ final class BusyTenantSlotShareTests: XCTestCase {
         }
     }
 
+    /// Regression (tester finding tester71a-F1, scaled to 64 slots): eight tenants with 10
+    /// keep-alive connections each, a request every 0.3 s, 2 past their share each; brought down
+    /// to their share they held every slot, and the idle connections of a quiet tenant with 3,
+    /// well within its share, were the ones closed at every test step. All holders together now
+    /// keep at most 7/8 of the slots, as parked requests do: the quiet tenant's are kept.
+    func testEightTenantsPastTheirShareLeaveAQuietTenantsIdleConnections() throws {
+        let server = try TestServer { $0.connectionLimit = Self.connectionLimit }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        for tenant in (0..<8).map({ "t\($0)" }) + ["quiet"] { try E2E.addMock(control, tenant: tenant, url: "/a", body: "ok") }
+        let quiet = try (0..<3).map { _ in try RawHTTPClient(port: server.port, timeoutSeconds: 15) }
+        for client in quiet { XCTAssertEqual(try client.request("GET", "/a", headers: [("X-Catbird-Parallel-Id", "quiet")]).text, "ok") }
+        let pool = Pool(port: server.port, connections: 80, pause: 0.3) { connection, _ in
+            [("GET", "/a", [("X-Catbird-Parallel-Id", "t\(connection % 8)")], nil)]
+        }
+        var slowest = Duration.zero
+        for _ in 0..<4 {
+            usleep(1_500_000)
+            for (index, client) in quiet.enumerated() {
+                let again = try client.request("GET", "/a", headers: [("X-Catbird-Parallel-Id", "quiet")])
+                XCTAssertEqual(again.text, "ok", "the quiet tenant's connection \(index), within its share, was kept")
+            }
+            let began = ContinuousClock.now
+            XCTAssertEqual(try RawHTTPClient(port: server.port, timeoutSeconds: 15).request("GET", "/catbird/api/health").status, 200)
+            slowest = max(slowest, ContinuousClock.now - began)
+        }
+        pool.finish()
+        XCTAssertLessThan(slowest, .seconds(3), "the health check got in while the eight tenants' load ran")
+        let metrics = try E2E.metrics(try server.client())
+        XCTAssertGreaterThan(metrics[#"catbird_connections_closed_total{reason="keep_alive_over_share"}"#] ?? 0, 0, "\(metrics)")
+    }
+
     /// Regression (tester finding tester70a-F1, scaled to 64 slots): tenant U's uploads, each
     /// trickling a byte every half second and none ended, belonged to no tenant, so with U past
     /// its share the idle keep-alive connections of tenant B, within its share, were the ones

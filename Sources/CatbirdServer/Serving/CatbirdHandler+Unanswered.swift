@@ -258,9 +258,9 @@ extension CatbirdHandler {
         case .idleClosedForRoom:
             return (
                 503,
-                "every connection slot was taken, and the server closed this keep-alive connection, idle between two requests, "
-                    + "to make room just as this request arrived: nothing was sent (HTTP clients retry such a request on a new "
-                    + "connection; docs/operations.md#connections-and-memory)")
+                "every connection slot was taken, and the server closed this keep-alive connection, seen idle between two "
+                    + "requests, to make room just as this request arrived: nothing was sent and its body, if any, was not read "
+                    + "(HTTP clients retry such a request on a new connection; docs/operations.md#connections-and-memory)")
         case let .refusedWhileStopping(status):
             return (status, "the server is stopping (not journaled)")
         case let .noRoomToAnswer(room):
