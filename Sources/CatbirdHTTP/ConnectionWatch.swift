@@ -209,8 +209,10 @@ final class ConnectionWatch: Sendable {
         }
 
         /// Who held its last request (``ServerCore/holderKey(of:)``: its tenant, as a key); 0
-        /// before a request ended, or when no header names holders. Written by its worker before
-        /// the phase says idle, read by ``ConnectionWatch/makeRoom(_:slots:clientsWaiting:)`` under the lock.
+        /// before a request ended or an upload started, or when no header names holders. Written
+        /// by its worker when a request ends (before the phase says idle) and when its upload
+        /// starts (``bodyStarted(holder:head:)``), read by
+        /// ``ConnectionWatch/makeRoom(_:slots:clientsWaiting:)`` under the lock.
         let holderKey = Atomic<UInt64>(0)
 
         /// The request is done (its answer sent, or the connection closing); `holder` is who held
