@@ -139,7 +139,7 @@ def run(args, work, checks):
                      types.get("catbird_connections") == "gauge" and value(values, "catbird_connections") >= 1
                      and value(values, "catbird_connections_limit") >= 64
                      and value(values, "catbird_connection_limit_reached_total") == 0
-                     and len(closed) == 8 and not any(closed.values()),
+                     and len(closed) == 9 and not any(closed.values()),
                      f"open {value(values, 'catbird_connections')}, limit {value(values, 'catbird_connections_limit')}, closed {closed}")
         status, _ = call(node.port, "POST", "/catbird/metrics")
         checks.check("POST /catbird/metrics is refused with 405", status == 405, f"{status}")
