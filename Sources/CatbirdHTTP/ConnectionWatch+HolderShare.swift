@@ -19,6 +19,16 @@ import Synchronization
 /// sent (tester finding tester69a-F1). A request that comes in the moment of the close is not
 /// answered, as after an idle timeout (HTTP clients retry one on their own).
 extension ConnectionWatch {
+    /// Closes idle `connection` (unless its worker moved it on from `phase`) to make room, as
+    /// ``State/idleClosedForRoom``, unless bytes wait unread on it: a request its worker has not
+    /// got to yet (busy sending others' answers), not an idle client (tester finding
+    /// tester22b-F8: at the limit, 622 complete requests were closed unanswered, journaled as
+    /// their client's hang-up). One FIONREAD. Under the lock.
+    func closeIdleForRoom(_ connection: Connection, from phase: UInt64) -> Bool {
+        guard catbird_socket_unread_bytes(connection.socket) <= 0 else { return false }
+        return close(connection, from: phase, as: State.idleClosedForRoom, answer: nil)
+    }
+
     /// How often connections idle for less than ``minimumIdleAge`` may be closed for room: at
     /// most one batch per 100 ms. The holder's clients reconnect at once and wait in the
     /// backlog themselves, behind those that waited before them, who get in with the batch.
@@ -74,8 +84,7 @@ extension ConnectionWatch {
         var closed = 0
         for candidate in candidates.sorted(by: { $0.idleFor > $1.idleFor }) where closed < count {
             guard let past = overShare[candidate.key], past > 0 else { continue }
-            if catbird_socket_unread_bytes(candidate.connection.socket) > 0 { continue }
-            if close(candidate.connection, from: candidate.phase, as: State.idleClosedForRoom, answer: nil) {
+            if closeIdleForRoom(candidate.connection, from: candidate.phase) {
                 closed += 1
                 overShare[candidate.key] = past - 1
             }

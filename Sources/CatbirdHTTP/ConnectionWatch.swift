@@ -460,12 +460,7 @@ final class ConnectionWatch: Sendable {
             for candidate in pastShareFirst where closed < count {
                 let key = candidate.connection.holderKey.load(ordering: .relaxed)
                 if someonePastShare, overShare[key].map({ $0 <= 0 }) ?? true { break }
-                // Bytes waiting unread: a request its worker has not got to yet (busy sending
-                // others' answers), not an idle client (tester finding tester22b-F8: at the
-                // limit, 622 complete requests were closed unanswered, journaled as their
-                // client's hang-up). One FIONREAD per connection about to be closed.
-                if catbird_socket_unread_bytes(candidate.connection.socket) > 0 { continue }
-                if close(candidate.connection, from: candidate.phase, as: State.idleClosedForRoom, answer: nil) {
+                if closeIdleForRoom(candidate.connection, from: candidate.phase) {
                     closed += 1
                     overShare[key]? -= 1
                 }

@@ -28,14 +28,18 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
     /// nothing. It now says so, and the mock still matches as 0.11 matches it; a plain class,
     /// and escaped characters inside one, get no warning.
     func testAWildcardClassHoldingWildcardCharactersIsKeptWithAWarning() throws {
-        let rule = "inside a class Catbird 0.11's translation still reads ? as ., * as .*, { as ( and } as ), and a leading ! is a "
-            + #"literal !, not a negation ("[?]" is [.], matching a '.', not a '?'), so this mock may match other requests than "#
+        let rule = "inside a class Catbird 0.11's translation still reads ? as ., * as .*, { as ( and } as ) (and , inside braces as |), "
+            + #"and a leading ! or ^ is a literal, not a negation ("[?]" is [.], matching a '.', not a '?'), so this mock may match other requests than "#
             + #"written; for a literal ?, * or { write \?, \* or \{ outside a class (docs/matching.md#wildcard)"#
         try assertKeptWithWarning([
             ("/x/[?]", #"'pattern.url.value' "/x/[?]" is a wildcard whose […] holds '?': "# + rule),
             ("/x/[*]", #"'pattern.url.value' "/x/[*]" is a wildcard whose […] holds '*': "# + rule),
             ("/x/[{}]", #"'pattern.url.value' "/x/[{}]" is a wildcard whose […] holds '{', '}': "# + rule),
             ("/x/[!a-c]", #"'pattern.url.value' "/x/[!a-c]" is a wildcard whose […] holds a leading !: "# + rule),
+            // Tester finding tester72a-F3, its wildcards: a leading ^ is literal too, and a class
+            // inside braces has its , read as an alternative's separator.
+            ("/files/[^/]*", #"'pattern.url.value' "/files/[^/]*" is a wildcard whose […] holds a leading ^: "# + rule),
+            ("/b/{x,[,]}", #"'pattern.url.value' "/b/{x,[,]}" is a wildcard whose […] holds ',' inside braces: "# + rule),
         ], kind: "wildcard")
         for url in ["/y/[a-c]", #"/y/[\\?]"#, "/y/[]?]x"] {
             let added = try client.json(

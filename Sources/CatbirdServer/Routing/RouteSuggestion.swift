@@ -53,9 +53,7 @@ extension RouteTable {
         let catbird = "/catbird/"
         guard path.hasPrefix(catbird) else { return method + " " + path }
         let rest = path.dropFirst(catbird.count)
-        guard rest.utf8.count >= 4, rest.utf8.prefix(4).elementsEqual("api/".utf8, by: { (0x41...0x5A ~= $0 ? $0 | 0x20 : $0) == $1 }) else {
-            return method + " " + path
-        }
+        guard String(rest.prefix(4)).equalsIgnoringASCIICase("api/") else { return method + " " + path }
         return method + " " + catbird + rest.dropFirst(4)
     }
 
